@@ -1,0 +1,42 @@
+// The `baton` command line: wiring only. Each command group lives in its own file and
+// registers itself here; rules live below (core, store, pointer, index, providers).
+import { Command } from 'commander';
+import { registerHookCommands } from './hooks.ts';
+import { registerIndexCommands } from './index-commands.ts';
+import type { GlobalOptions } from './output.ts';
+import { registerPointerCommands } from './pointer.ts';
+import { registerRefCommands } from './ref.ts';
+import { registerSessionCommands } from './session.ts';
+
+declare const BATON_VERSION: string;
+
+export function buildProgram(): Command {
+  const program = new Command('baton');
+  program
+    .description('Durable, resumable sessions for AI coding agents, shared by every surface.')
+    .version(typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev', '--version')
+    .option('--home <dir>', 'store root (else $BATON_HOME, else $XDG_STATE_HOME/baton)')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .option('--quiet', 'print nothing but errors')
+    .enablePositionalOptions(false)
+    .showHelpAfterError()
+    .configureOutput({ outputError: (str, write) => write(str.replace(/^error:/, 'baton: USAGE')) })
+    .exitOverride((err) => {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') process.exit(0);
+      process.exit(2);
+    });
+  const globals = (): GlobalOptions => program.opts<GlobalOptions>();
+  registerSessionCommands(program, globals);
+  registerPointerCommands(program, globals);
+  registerRefCommands(program, globals);
+  registerIndexCommands(program, globals);
+  registerHookCommands(program, globals);
+  return program;
+}
+
+buildProgram()
+  .parseAsync(process.argv)
+  .catch((e) => {
+    process.stderr.write(`baton: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  });

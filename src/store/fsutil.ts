@@ -1,0 +1,99 @@
+// Filesystem helpers of the store: private modes, durable and atomic writes, a sync sleep.
+// Invariant: every folder baton creates is 0700 and every file 0600, whatever the umask.
+import * as fs from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export const DIR_MODE = 0o700;
+export const FILE_MODE = 0o600;
+
+export function ensureDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { mode: DIR_MODE });
+    fs.chmodSync(dir, DIR_MODE);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    if (code === 'ENOENT') {
+      ensureDir(dirname(dir));
+      ensureDir(dir);
+      return;
+    }
+    throw e;
+  }
+}
+
+export function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // Some filesystems refuse fsync on a directory; the rename itself has happened.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+let tmpCounter = 0;
+export function uniqueTempName(dir: string, base: string): string {
+  tmpCounter++;
+  return join(dir, `.${base}.${process.pid}.${Date.now().toString(36)}.${tmpCounter}.${Math.random().toString(36).slice(2, 8)}.tmp`);
+}
+
+/**
+ * Atomic replace: a unique temp file in the same folder, optionally fsync'd, renamed over
+ * the target (and the folder fsync'd when durable). On failure the temp file is removed
+ * and the old file stays.
+ */
+export function writeFileAtomic(path: string, data: string | Uint8Array, opts: { durable?: boolean; verify?: (read: Buffer) => void } = {}): void {
+  const dir = dirname(path);
+  const tmp = uniqueTempName(dir, path.slice(dir.length + 1));
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, FILE_MODE);
+    fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+    if (opts.durable) fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
+    if (opts.verify) opts.verify(fs.readFileSync(tmp));
+    fs.renameSync(tmp, path);
+  } catch (e) {
+    if (fd !== undefined) {
+      try {
+        fs.closeSync(fd);
+      } catch {}
+    }
+    try {
+      fs.unlinkSync(tmp);
+    } catch {}
+    throw e;
+  }
+  if (opts.durable) fsyncDir(dir);
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+export function sleepSync(ms: number): void {
+  Atomics.wait(sleeper, 0, 0, ms);
+}
+
+export function readFileOrNull(path: string): Buffer | null {
+  try {
+    return fs.readFileSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/** Appends with one write call and fsync; creates the file 0600. */
+export function appendDurable(path: string, data: string | Uint8Array, durable = true): void {
+  const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, FILE_MODE);
+  try {
+    const buf = typeof data === 'string' ? Buffer.from(data) : data;
+    const n = fs.writeSync(fd, buf);
+    if (n !== buf.length) throw new Error(`short write: ${n} of ${buf.length} bytes`);
+    if (durable) fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

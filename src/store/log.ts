@@ -1,0 +1,283 @@
+// The canonical event log, events.jsonl: append-only, one event a line, chained.
+// Source of truth: this file. Who writes: appendEvents, under the session mutex, one write
+// call and an fsync before success. What a crash leaves: at most a torn last line, which
+// readers skip and the next writer (or repair) moves into quarantine/ before appending.
+// `.verified` caches (size, ctime, inode) -> (last seq, last h) after each append, so an
+// append reads no tail; any change not made by an append (tamper, torn write) misses the
+// cache and the whole chain is re-verified before anything is written.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { fail } from '../core/errors.ts';
+import { type EventInput, MAX_LINE_BYTES, type StoredEvent, checkLine, encodeEvent } from '../core/events.ts';
+import { FILE_MODE, ensureDir } from './fsutil.ts';
+
+export const LOG_FILE = 'events.jsonl';
+const SIDECAR = '.verified';
+const READ_CHUNK = 1024 * 1024;
+
+export interface ScanResult {
+  lastSeq: number;
+  lastH: string;
+  /** Bytes of the log that hold complete, valid lines. */
+  validBytes: number;
+  /** A torn last line: bytes after validBytes, when they are not a corruption in the middle. */
+  torn: { offset: number; bytes: number } | null;
+  /** The first bad line in the middle of the log (WS201). */
+  corrupt: { line: number; offset: number; reason: string } | null;
+  /** A session.archived event was seen. */
+  archived: boolean;
+  /** The allowed runtimes in force (session.created, then session.updated). */
+  allowed: string[] | null;
+}
+
+interface Sidecar extends LogFacts {
+  size: number;
+  ctime: string;
+  ino: string;
+  seq: number;
+  h: string;
+}
+
+/** What every append needs to know about a log besides its tail. */
+export interface LogFacts {
+  archived: boolean;
+  allowed: string[] | null;
+}
+
+export function foldFacts(facts: LogFacts, ev: { type: string; payload: Record<string, unknown> }): void {
+  if (ev.type === 'session.archived') facts.archived = true;
+  else if ((ev.type === 'session.created' || ev.type === 'session.updated') && Array.isArray(ev.payload.allowed_runtimes)) {
+    facts.allowed = ev.payload.allowed_runtimes as string[];
+  }
+}
+
+/**
+ * Streams the log line by line from the start, checking seq and chain. `onEvent` gets each
+ * valid event with its raw line; stops at the first bad line. A bad line that is the last
+ * one (no newline, or unparsable) is a torn tail; anything else is corruption.
+ */
+export function scanLog(path: string, onEvent?: (ev: StoredEvent, raw: string) => void): ScanResult {
+  const res: ScanResult = { lastSeq: 0, lastH: '', validBytes: 0, torn: null, corrupt: null, archived: false, allowed: null };
+  let fd: number;
+  try {
+    fd = fs.openSync(path, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return res;
+    throw e;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    let pos = 0;
+    let carry: Buffer = Buffer.alloc(0);
+    let lineNo = 0;
+    let offset = 0;
+    const buf = Buffer.allocUnsafe(READ_CHUNK);
+    while (pos < size) {
+      const n = fs.readSync(fd, buf, 0, Math.min(READ_CHUNK, size - pos), pos);
+      if (n <= 0) break;
+      pos += n;
+      let chunk: Buffer = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+      let start = 0;
+      for (;;) {
+        const nl = chunk.indexOf(10, start);
+        if (nl < 0) break;
+        lineNo++;
+        const raw = chunk.toString('utf8', start, nl);
+        const chk = checkLine(raw, res.lastSeq + 1, res.lastH);
+        if (!chk.ok) {
+          const endOfLine = offset + (nl - start) + 1;
+          if (endOfLine >= size) res.torn = { offset, bytes: size - offset };
+          else res.corrupt = { line: lineNo, offset, reason: chk.reason };
+          return res;
+        }
+        res.lastSeq = chk.event.seq;
+        res.lastH = chk.event.h;
+        offset += nl - start + 1;
+        res.validBytes = offset;
+        foldFacts(res, chk.event);
+        onEvent?.(chk.event, raw);
+        start = nl + 1;
+      }
+      chunk = chunk.subarray(start);
+      carry = Buffer.from(chunk);
+      if (carry.length > MAX_LINE_BYTES + 1) {
+        res.corrupt = { line: lineNo + 1, offset, reason: 'line longer than 1 MiB' };
+        return res;
+      }
+    }
+    if (carry.length > 0) res.torn = { offset, bytes: carry.length };
+    return res;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function statKey(st: fs.BigIntStats): { size: number; ctime: string; ino: string } {
+  return { size: Number(st.size), ctime: String(st.ctimeNs), ino: String(st.ino) };
+}
+
+function readSidecar(dir: string): Sidecar | null {
+  try {
+    return JSON.parse(fs.readFileSync(join(dir, SIDECAR), 'utf8')) as Sidecar;
+  } catch {
+    return null;
+  }
+}
+
+function writeSidecar(dir: string, s: Sidecar): void {
+  try {
+    fs.writeFileSync(join(dir, SIDECAR), JSON.stringify(s), { mode: FILE_MODE });
+  } catch {
+    // Only a cache: the next append re-verifies.
+  }
+}
+
+export interface TailState extends LogFacts {
+  lastSeq: number;
+  lastH: string;
+  size: number;
+}
+
+/** Moves a torn tail into quarantine/ and truncates the log to its valid bytes. Caller holds the mutex. */
+export function quarantineTail(dir: string, validBytes: number, nowIso: string): string | null {
+  const path = join(dir, LOG_FILE);
+  const size = fs.statSync(path).size;
+  if (size <= validBytes) return null;
+  const fd = fs.openSync(path, 'r+');
+  try {
+    const tail = Buffer.alloc(size - validBytes);
+    fs.readSync(fd, tail, 0, tail.length, validBytes);
+    const qdir = join(dir, 'quarantine');
+    ensureDir(qdir);
+    const qpath = join(qdir, `${nowIso.replace(/[:.]/g, '-')}-events.tail-at-${validBytes}`);
+    const qfd = fs.openSync(qpath, 'wx', FILE_MODE);
+    try {
+      fs.writeSync(qfd, tail);
+      fs.fsyncSync(qfd);
+    } finally {
+      fs.closeSync(qfd);
+    }
+    fs.ftruncateSync(fd, validBytes);
+    fs.fsyncSync(fd);
+    return qpath;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The last seq and h of a log, verified. Caller holds the mutex. Quarantines a torn tail;
+ * refuses (WS201) a log corrupt in the middle.
+ */
+export function verifiedTail(dir: string, sessionId: string, nowIso: string): TailState & { quarantined: string | null } {
+  const path = join(dir, LOG_FILE);
+  let st: fs.BigIntStats | null = null;
+  try {
+    st = fs.statSync(path, { bigint: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  if (!st) return { lastSeq: 0, lastH: '', size: 0, quarantined: null, archived: false, allowed: null };
+  const key = statKey(st);
+  const side = readSidecar(dir);
+  if (side && side.size === key.size && side.ctime === key.ctime && side.ino === key.ino) {
+    return { lastSeq: side.seq, lastH: side.h, size: key.size, quarantined: null, archived: side.archived, allowed: side.allowed };
+  }
+  const scan = scanLog(path);
+  if (scan.corrupt) {
+    fail('WS201', `events log of ${sessionId} is corrupt at line ${scan.corrupt.line} (${scan.corrupt.reason}); writes are refused — run baton session verify ${sessionId}`, {
+      session: sessionId,
+      line: scan.corrupt.line,
+      reason: scan.corrupt.reason,
+    });
+  }
+  let quarantined: string | null = null;
+  if (scan.torn) quarantined = quarantineTail(dir, scan.validBytes, nowIso);
+  return { lastSeq: scan.lastSeq, lastH: scan.lastH, size: scan.validBytes, quarantined, archived: scan.archived, allowed: scan.allowed };
+}
+
+/**
+ * Appends events as one write, fsync'd. Caller holds the mutex and has checked permissions.
+ * `ts` is the same for the batch. Returns the stored events.
+ */
+export function appendLocked(
+  dir: string,
+  sessionId: string,
+  inputs: EventInput[],
+  nowIso: string,
+  opts: { expectedSeq?: number; check?: (tail: TailState) => void } = {},
+): StoredEvent[] {
+  const tail = verifiedTail(dir, sessionId, nowIso);
+  opts.check?.(tail);
+  const expectedSeq = opts.expectedSeq;
+  if (expectedSeq !== undefined && expectedSeq !== tail.lastSeq + 1) {
+    fail('WS103', `expected next seq ${expectedSeq} but the log is at ${tail.lastSeq}`, { expected_seq: expectedSeq, last_seq: tail.lastSeq });
+  }
+  let seq = tail.lastSeq;
+  let h = tail.lastH;
+  const out: StoredEvent[] = [];
+  let text = '';
+  for (const e of inputs) {
+    seq++;
+    const enc = encodeEvent(seq, nowIso, e, h);
+    if (Buffer.byteLength(enc.line) > MAX_LINE_BYTES) {
+      fail('WS205', `event ${e.type} is larger than 1 MiB as a line: store a large payload as an artifact`, { limit_bytes: MAX_LINE_BYTES });
+    }
+    h = enc.h;
+    text += enc.line;
+    out.push({ seq, ts: nowIso, type: e.type, surface: e.surface, actor: e.actor, payload: e.payload, h });
+  }
+  const facts: LogFacts = { archived: tail.archived, allowed: tail.allowed };
+  for (const e of inputs) foldFacts(facts, e);
+  const path = join(dir, LOG_FILE);
+  const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, FILE_MODE);
+  try {
+    const buf = Buffer.from(text);
+    const n = fs.writeSync(fd, buf);
+    if (n !== buf.length) throw new Error(`short write to ${path}`);
+    fs.fsyncSync(fd);
+    const st = fs.fstatSync(fd, { bigint: true });
+    writeSidecar(dir, { ...statKey(st), seq, h, ...facts });
+  } finally {
+    fs.closeSync(fd);
+  }
+  return out;
+}
+
+/** Reads all valid events (small logs; large ones should use scanLog). */
+export function readAllEvents(dir: string): { events: StoredEvent[]; scan: ScanResult } {
+  const events: StoredEvent[] = [];
+  const scan = scanLog(join(dir, LOG_FILE), (ev) => events.push(ev));
+  return { events, scan };
+}
+
+/** Reads the first line only (session.created), without scanning the log. */
+export function readFirstEvent(dir: string): StoredEvent | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(join(dir, LOG_FILE), 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    const parts: Buffer[] = [];
+    let pos = 0;
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, pos);
+      if (n <= 0) return null;
+      pos += n;
+      const nl = buf.subarray(0, n).indexOf(10);
+      parts.push(Buffer.from(buf.subarray(0, nl >= 0 ? nl : n)));
+      if (nl >= 0) break;
+      if (pos > MAX_LINE_BYTES) return null;
+    }
+    const text = Buffer.concat(parts).toString('utf8');
+    const ev = JSON.parse(text) as StoredEvent;
+    return ev.seq === 1 ? ev : null;
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}

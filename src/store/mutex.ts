@@ -1,0 +1,99 @@
+// The per-session cross-process mutex: a `.mutex` file created with O_EXCL, held for
+// milliseconds around a log append or a pointer CAS.
+// Source of truth: the file's existence. Who may write: whoever created it.
+// A crash leaves the file behind: a holder that is dead (same host, pid gone) or that has
+// held it longer than STALE_MS is broken by renaming the file aside; a breaker checks that
+// what it moved aside is the stale lock it saw and puts back anything else.
+import * as fs from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { fail } from '../core/errors.ts';
+import { FILE_MODE, sleepSync } from './fsutil.ts';
+
+const STALE_MS = 10_000;
+export const DEFAULT_MUTEX_TIMEOUT_MS = 5_000;
+const HOST = hostname();
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function isStale(content: string, mtimeMs: number, now: number): boolean {
+  if (now - mtimeMs > STALE_MS) return true;
+  const [pid, host] = content.split(' ');
+  return host === HOST && Number(pid) > 0 && Number(pid) !== process.pid && !alive(Number(pid));
+}
+
+function tryBreak(path: string, content: string): void {
+  const aside = `${path}.broken.${process.pid}.${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    fs.renameSync(path, aside);
+  } catch {
+    return; // somebody else broke or released it
+  }
+  let moved = '';
+  try {
+    moved = fs.readFileSync(aside, 'utf8');
+  } catch {}
+  if (moved !== content) {
+    // We moved a live lock taken between our read and our rename: give it back.
+    try {
+      fs.linkSync(aside, path);
+    } catch {}
+  }
+  try {
+    fs.unlinkSync(aside);
+  } catch {}
+}
+
+export interface MutexOptions {
+  timeoutMs?: number;
+}
+
+export function withMutex<T>(dir: string, fn: () => T, opts: MutexOptions = {}): T {
+  const path = join(dir, '.mutex');
+  const token = `${process.pid} ${HOST} ${Date.now()} ${Math.random().toString(36).slice(2, 10)}`;
+  const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_MUTEX_TIMEOUT_MS);
+  let wait = 1;
+  for (;;) {
+    try {
+      const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, FILE_MODE);
+      try {
+        fs.writeSync(fd, token);
+      } finally {
+        fs.closeSync(fd);
+      }
+      break;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') throw e;
+    }
+    try {
+      const content = fs.readFileSync(path, 'utf8');
+      const st = fs.statSync(path);
+      if (content && isStale(content, st.mtimeMs, Date.now())) {
+        tryBreak(path, content);
+        continue;
+      }
+    } catch {
+      continue; // released between our open and our read
+    }
+    if (Date.now() >= deadline) {
+      fail('WS103', 'the session mutex is busy: another process held it past the timeout; try again', { lock: path });
+    }
+    sleepSync(wait + Math.random() * wait);
+    wait = Math.min(wait * 2, 50);
+  }
+  try {
+    return fn();
+  } finally {
+    try {
+      if (fs.readFileSync(path, 'utf8') === token) fs.unlinkSync(path);
+    } catch {}
+  }
+}

@@ -1,0 +1,456 @@
+// The filesystem store: the one API every surface (CLI, hooks, later the servers) calls.
+// Source of truth: each session's events.jsonl. Who writes: this module only, under the
+// per-session mutex. What a crash leaves: a torn log tail (quarantined by the next writer),
+// stale projections (rebuilt by the next reader), a lock.json that expires by itself.
+import * as fs from 'node:fs';
+import { hostname, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { fail } from '../core/errors.ts';
+import { type Actor, type EventInput, type StoredEvent, SURFACE_KINDS, checkEventType, isSurface, needsLease, surfaceKind } from '../core/events.ts';
+import { checkSessionId, generatedId } from '../core/ids.ts';
+import { redactValue } from '../core/redact.ts';
+import { type SessionView, type Workspace, emptyView, foldEvent } from '../core/session.ts';
+import { type Clock, isoMillis, systemClock } from '../core/time.ts';
+import { DIR_MODE, ensureDir } from './fsutil.ts';
+import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, isValid, readLock, removeLock, replaceLock } from './lease.ts';
+import { LOG_FILE, type ScanResult, type TailState, appendLocked, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
+import { withMutex } from './mutex.ts';
+import { type Manifest, readManifest, writeContextMd, writeManifest, manifestFromView, patchManifest } from './projections.ts';
+
+export type LifecycleState = 'active' | 'suspended' | 'archived';
+
+/** Who is writing: the surface, its stable instance id, and the actor. */
+export interface Writer {
+  surface: string;
+  instanceId: string;
+  actor: Actor;
+}
+
+export function cliInstanceId(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.BATON_INSTANCE) return env.BATON_INSTANCE;
+  let user = env.USER || '';
+  try {
+    user ||= userInfo().username;
+  } catch {}
+  return `cli@${user || 'user'}@${hostname()}`;
+}
+
+export function cliWriter(env: NodeJS.ProcessEnv = process.env): Writer {
+  return { surface: 'cli', instanceId: cliInstanceId(env), actor: 'user' };
+}
+
+export interface CreateOptions {
+  title: string;
+  id?: string;
+  taskId?: string;
+  parentSession?: string;
+  allowedRuntimes?: string[];
+  workspace: Workspace;
+  writer: Writer;
+  /** Take the lease at creation (the CLI does; hooks don't). */
+  leaseMs?: number | null;
+  createdBy?: string;
+}
+
+export interface StoreOptions {
+  clock?: Clock;
+  random?: () => number;
+}
+
+export const DEFAULT_ALLOWED = [...SURFACE_KINDS];
+
+export class FsStore {
+  readonly home: string;
+  readonly clock: Clock;
+  readonly random: () => number;
+
+  constructor(home: string, opts: StoreOptions = {}) {
+    this.home = home;
+    this.clock = opts.clock ?? systemClock;
+    this.random = opts.random ?? Math.random;
+  }
+
+  get sessionsDir(): string {
+    return join(this.home, 'sessions');
+  }
+
+  dir(id: string): string {
+    return join(this.sessionsDir, id);
+  }
+
+  /** A session exists when its log holds session.created. */
+  exists(id: string): boolean {
+    try {
+      return fs.statSync(join(this.dir(id), LOG_FILE)).size > 0;
+    } catch {
+      return false;
+    }
+  }
+
+  ids(): string[] {
+    try {
+      return fs.readdirSync(this.sessionsDir).filter((n) => !n.startsWith('.') && this.exists(n)).sort();
+    } catch {
+      return [];
+    }
+  }
+
+  /** An exact id, else an unambiguous prefix; WS001 with the nearest ids otherwise. */
+  resolve(idOrPrefix: string): string {
+    if (typeof idOrPrefix !== 'string' || idOrPrefix === '' || idOrPrefix.includes('/') || idOrPrefix.includes('\\') || idOrPrefix.includes('\0')) {
+      checkSessionId(idOrPrefix);
+    }
+    if (this.exists(idOrPrefix)) return idOrPrefix;
+    const all = this.ids();
+    const matches = all.filter((x) => x.startsWith(idOrPrefix));
+    if (matches.length === 1) return matches[0];
+    if (matches.length > 1) {
+      fail('WS001', `session prefix ${JSON.stringify(idOrPrefix)} is ambiguous: ${matches.slice(0, 10).join(', ')}`, { candidates: matches.slice(0, 20) });
+    }
+    const nearest = nearestIds(idOrPrefix, all);
+    fail('WS001', `session ${JSON.stringify(idOrPrefix)} not found${nearest.length ? `; nearest: ${nearest.join(', ')}` : ''}`, { nearest });
+  }
+
+  private ensureRoot(): void {
+    ensureDir(this.home);
+    ensureDir(this.sessionsDir);
+  }
+
+  private now(): Date {
+    return this.clock();
+  }
+
+  /** Creates a session folder and writes session.created (+ lock.acquired when leaseMs is set). */
+  create(opts: CreateOptions): { id: string; events: StoredEvent[] } {
+    if (opts.id !== undefined) checkSessionId(opts.id);
+    this.checkRuntimes(opts.allowedRuntimes);
+    this.ensureRoot();
+    let id = opts.id ?? generatedId(opts.title, this.now().getTime());
+    for (let attempt = 0; ; attempt++) {
+      try {
+        fs.mkdirSync(this.dir(id), { mode: DIR_MODE });
+        fs.chmodSync(this.dir(id), DIR_MODE);
+        break;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        if (opts.id !== undefined) {
+          if (!this.exists(id)) break; // an empty folder left by a crash during create: reuse it
+          fail('WS004', `session ${id} already exists`, { session: id });
+        }
+        if (attempt > 20) throw e;
+        id = generatedId(opts.title, this.now().getTime(), Math.floor(this.random() * 36 ** 4).toString(36).padStart(4, '0'));
+      }
+    }
+    const events = withMutex(this.dir(id), () => {
+      const inputs: EventInput[] = [this.createdEvent(opts)];
+      if (opts.leaseMs) inputs.push(...this.acquireInputs(id, opts.writer, opts.leaseMs, false));
+      return this.appendUnderMutex(id, inputs, opts.writer, { isCreate: true });
+    });
+    this.afterAppend(id, events, true);
+    return { id, events };
+  }
+
+  private createdEvent(opts: CreateOptions): EventInput {
+    const payload: Record<string, unknown> = { title: opts.title };
+    if (opts.taskId) payload.task_id = opts.taskId;
+    if (opts.parentSession) payload.parent_session = opts.parentSession;
+    payload.workspace = opts.workspace;
+    payload.allowed_runtimes = opts.allowedRuntimes ?? DEFAULT_ALLOWED;
+    payload.created_by = opts.createdBy ?? opts.writer.surface;
+    return { type: 'session.created', surface: opts.writer.surface, actor: opts.writer.actor, payload };
+  }
+
+  private checkRuntimes(list?: string[]): void {
+    if (!list) return;
+    for (const r of list) {
+      if (!(SURFACE_KINDS as readonly string[]).includes(r) && !isSurface(r)) {
+        fail('USAGE', `unknown runtime ${JSON.stringify(r)}: allowed are ${SURFACE_KINDS.join(', ')}`);
+      }
+    }
+  }
+
+  /**
+   * The session a hook names, created when missing (race-free: under the mutex, whoever
+   * finds the log empty writes session.created). Returns whether it was created.
+   */
+  ensure(id: string, opts: Omit<CreateOptions, 'id' | 'leaseMs'>): boolean {
+    checkSessionId(id);
+    if (this.exists(id)) return false;
+    this.ensureRoot();
+    ensureDir(this.dir(id));
+    let created: StoredEvent[] = [];
+    withMutex(this.dir(id), () => {
+      if (this.exists(id)) return;
+      created = this.appendUnderMutex(id, [this.createdEvent(opts)], opts.writer, { isCreate: true });
+    });
+    if (created.length) this.afterAppend(id, created, true);
+    return created.length > 0;
+  }
+
+  /** Runs fn under the session mutex (pointer CAS, lease operations). */
+  locked<T>(id: string, fn: () => T): T {
+    return withMutex(this.dir(id), fn);
+  }
+
+  /**
+   * Appends events, checking: archived (WS002), event type (WS204), allowed runtimes (WS302),
+   * the lease for content writes (WS100/WS101), and redacting secrets first.
+   */
+  append(id: string, inputs: EventInput | EventInput[], writer: Writer, opts: { expectedSeq?: number } = {}): StoredEvent[] {
+    const list = Array.isArray(inputs) ? inputs : [inputs];
+    for (const e of list) checkEventType(e.type);
+    const events = withMutex(this.dir(id), () => this.appendUnderMutex(id, list, writer, opts));
+    this.afterAppend(id, events);
+    return events;
+  }
+
+  /** For callers already holding the mutex (the pointer publisher). Projections are the caller's business via afterAppend. */
+  appendUnderMutex(id: string, inputs: EventInput[], writer: Writer, opts: { expectedSeq?: number; isCreate?: boolean } = {}): StoredEvent[] {
+    const nowIso = isoMillis(this.now());
+    const redacted = inputs.map((e) => ({ ...e, payload: redactValue(e.payload) }));
+    return appendLocked(this.dir(id), id, redacted, nowIso, {
+      expectedSeq: opts.expectedSeq,
+      check: (tail) => {
+        if (!opts.isCreate && tail.lastSeq === 0) fail('WS001', `session ${id} not found`, { nearest: nearestIds(id, this.ids()) });
+        this.checkWrite(id, tail, inputs, writer);
+      },
+    });
+  }
+
+  private checkWrite(id: string, tail: TailState, inputs: EventInput[], writer: Writer): void {
+    if (tail.archived) fail('WS002', `session ${id} is archived: it is read-only`, { session: id });
+    if (tail.allowed && tail.lastSeq > 0) {
+      const kind = surfaceKind(writer.surface);
+      if (!tail.allowed.includes(kind) && !tail.allowed.includes(writer.surface)) {
+        fail('WS302', `surface ${writer.surface} is not allowed to write session ${id}; allowed: ${tail.allowed.join(', ')}`, {
+          allowed_runtimes: tail.allowed,
+        });
+      }
+    }
+    if (inputs.some((e) => needsLease(e.type))) this.requireLease(id, writer);
+  }
+
+  private requireLease(id: string, writer: Writer): void {
+    const lock = readLock(this.dir(id));
+    const now = this.now().getTime();
+    if (!lock || !isValid(lock, now)) {
+      fail('WS100', `no lease held on ${id}: run baton session resume ${id}`, { command: `baton session resume ${id}` });
+    }
+    if (lock.holder.instance_id !== writer.instanceId) {
+      fail('WS101', `session ${id} is leased by ${lock.holder.instance_id} for ${Math.ceil((Date.parse(lock.lease.lease_until) - now) / 1000)}s more`, {
+        holder: lock.holder,
+        lease_until: lock.lease.lease_until,
+      });
+    }
+  }
+
+  /** Keeps manifest.json in step with the log: patched when it was current, rebuilt otherwise. */
+  afterAppend(id: string, events: StoredEvent[], full = false): void {
+    if (events.length === 0) return;
+    try {
+      const dir = this.dir(id);
+      const m = full ? null : readManifest(dir);
+      if (m && m.status.last_event_seq === events[0].seq - 1) {
+        writeManifest(dir, patchManifest(m, events, this.lifecycle(id, m.status.state === 'archived')));
+      } else {
+        this.refreshProjections(id);
+      }
+    } catch {
+      // Projections are rebuildable; a failure here never fails an acknowledged append.
+    }
+  }
+
+  /** Folds the whole log (read-only). */
+  view(id: string): { view: SessionView; scan: ScanResult } {
+    const v = emptyView(id);
+    const scan = scanLog(join(this.dir(id), LOG_FILE), (ev) => foldEvent(v, ev));
+    return { view: v, scan };
+  }
+
+  /** Streams events with seq >= fromSeq. */
+  events(id: string, fromSeq = 1, onEvent?: (ev: StoredEvent, raw: string) => void): ScanResult {
+    return scanLog(join(this.dir(id), LOG_FILE), (ev, raw) => {
+      if (ev.seq >= fromSeq) onEvent?.(ev, raw);
+    });
+  }
+
+  readEvents(id: string, fromSeq = 1): StoredEvent[] {
+    const out: StoredEvent[] = [];
+    this.events(id, fromSeq, (ev) => out.push(ev));
+    return out;
+  }
+
+  firstEvent(id: string): StoredEvent | null {
+    return readFirstEvent(this.dir(id));
+  }
+
+  lock(id: string): LockFile | null {
+    return readLock(this.dir(id));
+  }
+
+  lifecycle(id: string, archived?: boolean): LifecycleState {
+    if (archived) return 'archived';
+    const lock = readLock(this.dir(id));
+    return lock && isValid(lock, this.now().getTime()) ? 'active' : 'suspended';
+  }
+
+  /** Rewrites manifest.json and context.md from the log. */
+  refreshProjections(id: string): Manifest {
+    const { view } = this.view(id);
+    const manifest = manifestFromView(view, this.lifecycle(id, view.archived));
+    writeManifest(this.dir(id), manifest);
+    writeContextMd(this.dir(id), view, manifest.status.state);
+    return manifest;
+  }
+
+  // --- the writer lease -------------------------------------------------------------
+
+  private holderOf(w: Writer): Holder {
+    return { surface: w.surface, instance_id: w.instanceId, actor: w.actor };
+  }
+
+  /** Decides an acquire under the mutex and writes lock.json; returns the lock.* events to append. */
+  private acquireInputs(id: string, writer: Writer, leaseMs: number, steal: boolean): EventInput[] {
+    const dir = this.dir(id);
+    const now = this.now();
+    const holder = this.holderOf(writer);
+    const until = isoMillis(new Date(now.getTime() + leaseMs));
+    const fresh: LockFile = { holder, lease: { acquired_at: isoMillis(now), lease_until: until, renew_count: 0 } };
+    const cur = readLock(dir);
+    const ev = (type: string, payload: Record<string, unknown>): EventInput => ({ type, surface: writer.surface, actor: writer.actor, payload });
+    if (!cur) {
+      if (!createLock(dir, fresh)) fail('WS103', `lost the race for the lease on ${id}; try again`);
+      return [ev('lock.acquired', { holder, lease_until: until })];
+    }
+    const valid = isValid(cur, now.getTime());
+    if (cur.holder.instance_id === writer.instanceId) {
+      if (valid) {
+        const renewed: LockFile = { holder, lease: { ...cur.lease, lease_until: until, renew_count: cur.lease.renew_count + 1 } };
+        replaceLock(dir, renewed);
+        return [ev('lock.renewed', { lease_until: until })];
+      }
+      replaceLock(dir, fresh);
+      return [ev('lock.acquired', { holder, lease_until: until })];
+    }
+    if (valid) {
+      const left = Math.ceil((Date.parse(cur.lease.lease_until) - now.getTime()) / 1000);
+      fail('WS101', `session ${id} is leased by ${cur.holder.instance_id} (${cur.holder.surface}) for ${left}s more`, {
+        holder: cur.holder,
+        lease_until: cur.lease.lease_until,
+        seconds_left: left,
+      });
+    }
+    if (!steal) {
+      fail('WS102', `the lease on ${id} held by ${cur.holder.instance_id} expired at ${cur.lease.lease_until}; take it with baton session resume ${id} --steal`, {
+        holder: cur.holder,
+        lease_until: cur.lease.lease_until,
+        command: `baton session resume ${id} --steal`,
+      });
+    }
+    replaceLock(dir, fresh);
+    return [ev('lock.released', { holder: cur.holder, reason: 'stolen' }), ev('lock.acquired', { holder, lease_until: until })];
+  }
+
+  /** Takes (or renews, when ours) the lease, appending lock.* events; `extra` events go in the same write. */
+  acquire(id: string, writer: Writer, opts: { leaseMs?: number; steal?: boolean; extra?: (lastSeq: number) => EventInput[] } = {}): StoredEvent[] {
+    const dir = this.dir(id);
+    const events = withMutex(dir, () => {
+      this.preflight(id, writer);
+      const before = readLock(dir);
+      const inputs = this.acquireInputs(id, writer, opts.leaseMs ?? DEFAULT_LEASE_MS, !!opts.steal);
+      try {
+        const tailSeq = this.lastSeqUnlocked(id);
+        return this.appendUnderMutex(id, [...inputs, ...(opts.extra?.(tailSeq) ?? [])], writer);
+      } catch (e) {
+        // The lease change is only acknowledged with its event: put the old lock back.
+        if (before) replaceLock(dir, before);
+        else removeLock(dir);
+        throw e;
+      }
+    });
+    this.afterAppend(id, events);
+    return events;
+  }
+
+  renew(id: string, writer: Writer, leaseMs = DEFAULT_LEASE_MS): StoredEvent[] {
+    const dir = this.dir(id);
+    const events = withMutex(dir, () => {
+      this.preflight(id, writer);
+      const cur = readLock(dir);
+      if (!cur) fail('WS100', `no lease held on ${id}: run baton session resume ${id}`, { command: `baton session resume ${id}` });
+      if (cur.holder.instance_id !== writer.instanceId) {
+        const now = this.now().getTime();
+        if (isValid(cur, now)) {
+          fail('WS101', `session ${id} is leased by ${cur.holder.instance_id}`, { holder: cur.holder, lease_until: cur.lease.lease_until });
+        }
+        fail('WS103', `the lease on ${id} is no longer ours: it expired and belongs to ${cur.holder.instance_id}`, { holder: cur.holder });
+      }
+      const until = isoMillis(new Date(this.now().getTime() + leaseMs));
+      const before = cur;
+      replaceLock(dir, { holder: cur.holder, lease: { ...cur.lease, lease_until: until, renew_count: cur.lease.renew_count + 1 } });
+      try {
+        return this.appendUnderMutex(id, [{ type: 'lock.renewed', surface: writer.surface, actor: writer.actor, payload: { lease_until: until } }], writer);
+      } catch (e) {
+        replaceLock(dir, before);
+        throw e;
+      }
+    });
+    this.afterAppend(id, events);
+    return events;
+  }
+
+  release(id: string, writer: Writer): StoredEvent[] {
+    const dir = this.dir(id);
+    const events = withMutex(dir, () => {
+      this.preflight(id, writer);
+      const cur = readLock(dir);
+      if (!cur) fail('WS100', `no lease held on ${id}`, { command: `baton session resume ${id}` });
+      if (cur.holder.instance_id !== writer.instanceId && isValid(cur, this.now().getTime())) {
+        fail('WS101', `session ${id} is leased by ${cur.holder.instance_id}`, { holder: cur.holder, lease_until: cur.lease.lease_until });
+      }
+      const out = this.appendUnderMutex(id, [{ type: 'lock.released', surface: writer.surface, actor: writer.actor, payload: { reason: cur.holder.instance_id === writer.instanceId ? 'released' : 'expired' } }], writer);
+      removeLock(dir);
+      return out;
+    });
+    this.afterAppend(id, events);
+    return events;
+  }
+
+  private preflight(id: string, _writer: Writer): void {
+    if (!this.exists(id)) fail('WS001', `session ${id} not found`, { nearest: nearestIds(id, this.ids()) });
+  }
+
+  private lastSeqUnlocked(id: string): number {
+    return verifiedTail(this.dir(id), id, isoMillis(this.now())).lastSeq;
+  }
+
+  /** Quarantines a torn tail and rebuilds projections; never drops acknowledged history. */
+  repair(id: string): { quarantined: string | null; corrupt: ScanResult['corrupt']; last_seq: number } {
+    const dir = this.dir(id);
+    return withMutex(dir, () => {
+      const scan = scanLog(join(dir, LOG_FILE));
+      let quarantined: string | null = null;
+      if (!scan.corrupt && scan.torn) quarantined = quarantineTail(dir, scan.validBytes, isoMillis(this.now()));
+      try {
+        fs.unlinkSync(join(dir, '.verified'));
+      } catch {}
+      if (!scan.corrupt) this.refreshProjections(id);
+      return { quarantined, corrupt: scan.corrupt, last_seq: scan.lastSeq };
+    });
+  }
+}
+
+/** Nearest ids for a WS001 message: shared prefix length, then edit distance. */
+export function nearestIds(q: string, all: string[], n = 3): string[] {
+  const score = (a: string): number => {
+    let p = 0;
+    while (p < a.length && p < q.length && a[p] === q[p]) p++;
+    return p * 2 - Math.abs(a.length - q.length) / 10 + (a.includes(q) ? 3 : 0);
+  };
+  return all
+    .map((id) => ({ id, s: score(id) }))
+    .filter((x) => x.s > 0)
+    .sort((a, b) => b.s - a.s)
+    .slice(0, n)
+    .map((x) => x.id);
+}

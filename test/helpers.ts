@@ -1,0 +1,103 @@
+// Shared test helpers: run the real `baton` binary in a temporary BATON_HOME, hash a tree.
+import { type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+export const BIN = join(ROOT, 'bin', 'baton.cjs');
+export const FIXTURES = resolve(ROOT, '..', 'shared', 'fixtures', 'providers');
+
+export function tmpDir(prefix = 'baton-test-'): string {
+  return fs.realpathSync(fs.mkdtempSync(join(tmpdir(), prefix)));
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+export interface RunOptions {
+  home?: string;
+  input?: string | Buffer;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+function toResult(r: SpawnSyncReturns<string>): RunResult {
+  let json: any;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {}
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+/** Runs `baton ARGS` as a user would: the real binary, a temp BATON_HOME. */
+export function baton(args: string[], opts: RunOptions = {}): RunResult {
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', BATON_INSTANCE: undefined, BATON_SESSION: undefined, ...opts.env };
+  if (opts.home) env.BATON_HOME = opts.home;
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    input: opts.input ?? '',
+    encoding: 'utf8',
+    env: env as NodeJS.ProcessEnv,
+    cwd: opts.cwd,
+    timeout: 60_000,
+  });
+  return toResult(r);
+}
+
+/** The same, asynchronously (for races between processes). */
+export function batonAsync(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', BATON_INSTANCE: undefined, BATON_SESSION: undefined, ...opts.env };
+  if (opts.home) env.BATON_HOME = opts.home;
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  return new Promise((res) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, cwd: opts.cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('close', (code) => {
+      let json: any;
+      try {
+        json = JSON.parse(stdout);
+      } catch {}
+      res({ code: code ?? -1, stdout, stderr, json });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** A hash of every file path, mode and byte under dir: "nothing on disk changed" checks. */
+export function treeHash(dir: string): string {
+  const h = createHash('sha256');
+  const walk = (d: string): void => {
+    let names: string[];
+    try {
+      names = fs.readdirSync(d).sort();
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      const p = join(d, n);
+      const st = fs.lstatSync(p);
+      h.update(`${p.slice(dir.length)}\0${st.mode}\0`);
+      if (st.isDirectory()) walk(p);
+      else if (st.isFile()) h.update(fs.readFileSync(p));
+    }
+  };
+  walk(dir);
+  return h.digest('hex');
+}
+
+export function readJsonl(path: string): any[] {
+  return fs
+    .readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.length)
+    .map((l) => JSON.parse(l));
+}
