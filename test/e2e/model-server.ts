@@ -1,0 +1,242 @@
+// A stand-in model server for the e2e suite: answers the Anthropic Messages API
+// (`POST /v1/messages`, streamed or not) and the Gemini API (`:generateContent`,
+// `:streamGenerateContent?alt=sse`) with scripted replies, and records every request
+// body it receives. Bound to 127.0.0.1 only; nothing here reaches the network.
+// Source of truth for what an agent was told: `requests` (in arrival order). The test
+// owns the server's life; a crash of the test leaves nothing behind but a closed port.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Api = 'anthropic' | 'gemini' | 'other';
+
+export interface RecordedRequest {
+  api: Api;
+  method: string;
+  /** Path with query string, as received. */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  raw: string;
+  body: any;
+  /** Streamed (SSE) reply asked for. */
+  stream: boolean;
+  /** The main conversation's request: it carries tools (titles, summaries and the like do not). */
+  main: boolean;
+  /** Every text the request carries (system prompt, messages, tool results), joined by newlines. */
+  text: string;
+  /** The text of the latest user turn only (a prompt or a tool result). */
+  lastUserText: string;
+  /** True when the latest user turn is a tool result (Claude `tool_result`, Gemini `functionResponse`). */
+  lastIsToolResult: boolean;
+}
+
+export type Reply = { text: string } | { shell: string; text?: string };
+
+/** Decides the reply to one request; `undefined` → the default (a short plain text). */
+export type Script = (req: RecordedRequest) => Reply | undefined;
+
+/** The text of a user turn's blocks or parts: prompts and tool results, not the type names. */
+function turnText(blocks: any[]): string {
+  const out: string[] = [];
+  for (const b of blocks) {
+    if (typeof b === 'string') out.push(b);
+    else if (typeof b?.text === 'string') out.push(b.text);
+    else if (b?.type === 'tool_result') out.push(typeof b.content === 'string' ? b.content : turnText(Array.isArray(b.content) ? b.content : []));
+    else if (b?.functionResponse) out.push(JSON.stringify(b.functionResponse.response ?? {}));
+  }
+  return out.join('\n');
+}
+
+/** Collects every string under a JSON value, depth first (system, messages, parts, tool results). */
+function collectText(v: unknown, out: string[]): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) collectText(x, out);
+  else if (v && typeof v === 'object') for (const x of Object.values(v as Record<string, unknown>)) collectText(x, out);
+  return out;
+}
+
+function describe(api: Api, body: any): Pick<RecordedRequest, 'main' | 'text' | 'lastUserText' | 'lastIsToolResult'> {
+  if (api === 'anthropic') {
+    const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
+    const lastUser = [...msgs].reverse().find((m) => m?.role === 'user');
+    const content = lastUser?.content;
+    const blocks: any[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
+    return {
+      main: Array.isArray(body?.tools) && body.tools.length > 0,
+      text: collectText([body?.system, msgs], []).join('\n'),
+      lastUserText: turnText(blocks),
+      lastIsToolResult: blocks.some((b) => b?.type === 'tool_result'),
+    };
+  }
+  if (api === 'gemini') {
+    const contents: any[] = Array.isArray(body?.contents) ? body.contents : [];
+    const lastUser = [...contents].reverse().find((c) => c?.role === 'user');
+    const parts: any[] = Array.isArray(lastUser?.parts) ? lastUser.parts : [];
+    return {
+      main: Array.isArray(body?.tools) && body.tools.length > 0,
+      text: collectText([body?.systemInstruction, contents], []).join('\n'),
+      lastUserText: turnText(parts),
+      lastIsToolResult: parts.some((p) => p && typeof p === 'object' && 'functionResponse' in p),
+    };
+  }
+  return { main: false, text: '', lastUserText: '', lastIsToolResult: false };
+}
+
+function sse(res: ServerResponse, events: Array<{ event?: string; data: unknown }>): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'close' });
+  for (const e of events) res.write((e.event ? `event: ${e.event}\n` : '') + `data: ${JSON.stringify(e.data)}\n\n`);
+  res.end();
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  const s = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(s) });
+  res.end(s);
+}
+
+function anthropicReply(res: ServerResponse, req: RecordedRequest, reply: Reply): void {
+  const model = typeof req.body?.model === 'string' ? req.body.model : 'claude-sonnet-4-5';
+  const id = `msg_${randomUUID().replace(/-/g, '')}`;
+  const usage = { input_tokens: 12, output_tokens: 6, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const blocks: any[] = [];
+  if (reply.text) blocks.push({ type: 'text', text: reply.text });
+  if ('shell' in reply) {
+    blocks.push({ type: 'tool_use', id: `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: 'Bash', input: { command: reply.shell, description: 'Run a shell command' } });
+  }
+  if (blocks.length === 0) blocks.push({ type: 'text', text: 'ok' });
+  const stopReason = 'shell' in reply ? 'tool_use' : 'end_turn';
+  if (!req.stream) {
+    json(res, 200, { id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage });
+    return;
+  }
+  const events: Array<{ event: string; data: unknown }> = [
+    { event: 'message_start', data: { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } } },
+  ];
+  blocks.forEach((b, index) => {
+    if (b.type === 'text') {
+      events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
+      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: b.text } } });
+    } else {
+      events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } } });
+      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } } });
+    }
+    events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+  });
+  events.push({ event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 6 } } });
+  events.push({ event: 'message_stop', data: { type: 'message_stop' } });
+  sse(res, events);
+}
+
+function geminiReply(res: ServerResponse, req: RecordedRequest, reply: Reply): void {
+  const model = /models\/([^:/?]+)/.exec(req.url)?.[1] ?? 'gemini-2.5-flash';
+  const parts: any[] = [];
+  if (reply.text) parts.push({ text: reply.text });
+  if ('shell' in reply) parts.push({ functionCall: { name: 'run_shell_command', args: { command: reply.shell, description: 'Run a shell command' } } });
+  if (parts.length === 0) parts.push({ text: 'ok' });
+  const body = {
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 6, totalTokenCount: 18 },
+    modelVersion: model,
+    responseId: randomUUID(),
+  };
+  if (req.stream) sse(res, [{ data: body }]);
+  else json(res, 200, body);
+}
+
+/** A JSON answer for Gemini's structured side requests (next-speaker checks, routing, loop checks). */
+function geminiStructured(req: RecordedRequest): string | undefined {
+  const cfg = req.body?.generationConfig;
+  if (!cfg || (cfg.responseMimeType !== 'application/json' && !cfg.responseSchema && !cfg.responseJsonSchema)) return undefined;
+  const schema = cfg.responseJsonSchema ?? cfg.responseSchema ?? {};
+  const props = Object.keys(schema?.properties ?? {});
+  const out: Record<string, unknown> = {};
+  for (const p of props) {
+    if (p === 'next_speaker') out[p] = 'user';
+    else if (p === 'model_choice') out[p] = 'flash';
+    else if (/confidence/i.test(p)) out[p] = 0;
+    else if (/^is|^should/.test(p)) out[p] = false;
+    else out[p] = 'n/a';
+  }
+  return JSON.stringify(out);
+}
+
+export class ModelServer {
+  readonly requests: RecordedRequest[] = [];
+  script: Script = () => undefined;
+  private server: Server | undefined;
+  port = 0;
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  start(): Promise<this> {
+    this.server = createServer((req, res) => this.handle(req, res));
+    return new Promise((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(0, '127.0.0.1', () => {
+        this.port = (this.server!.address() as AddressInfo).port;
+        resolve(this);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.server) return resolve();
+      this.server.closeAllConnections();
+      this.server.close(() => resolve());
+    });
+  }
+
+  /** Requests of the main conversation (the ones that carry tools). */
+  mainRequests(api?: Api): RecordedRequest[] {
+    return this.requests.filter((r) => r.main && (!api || r.api === api));
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: any;
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {
+        body = undefined;
+      }
+      const url = req.url ?? '/';
+      const path = url.split('?')[0];
+      const api: Api = path.startsWith('/v1/messages') ? 'anthropic' : /\/models\/[^/]+:/.test(path) ? 'gemini' : 'other';
+      const stream = api === 'anthropic' ? body?.stream === true : path.includes(':streamGenerateContent');
+      const rec: RecordedRequest = { api, method: req.method ?? 'GET', url, headers: req.headers, raw, body, stream, ...describe(api, body) };
+      this.requests.push(rec);
+      try {
+        this.answer(rec, path, res);
+      } catch (e) {
+        json(res, 500, { error: { type: 'stand_in_error', message: String(e) } });
+      }
+    });
+  }
+
+  private answer(rec: RecordedRequest, path: string, res: ServerResponse): void {
+    if (rec.api === 'anthropic') {
+      if (path.endsWith('/count_tokens')) return json(res, 200, { input_tokens: 12 });
+      const reply = (rec.main ? this.script(rec) : undefined) ?? { text: rec.main ? 'ok' : 'Stand-in title' };
+      return anthropicReply(res, rec, reply);
+    }
+    if (rec.api === 'gemini') {
+      if (path.endsWith(':countTokens')) return json(res, 200, { totalTokens: 12 });
+      if (path.endsWith(':embedContent')) return json(res, 200, { embedding: { values: [0] } });
+      const structured = rec.main ? undefined : geminiStructured(rec);
+      const reply = structured !== undefined ? { text: structured } : ((rec.main ? this.script(rec) : undefined) ?? { text: 'ok' });
+      return geminiReply(res, rec, reply);
+    }
+    if (rec.method === 'HEAD') {
+      res.writeHead(200);
+      res.end();
+      return;
+    }
+    json(res, 404, { error: { message: `stand-in model server: nothing at ${rec.method} ${rec.url}` } });
+  }
+}
