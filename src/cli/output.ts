@@ -22,7 +22,7 @@ export const color = {
 };
 
 export function openStore(g: GlobalOptions): FsStore {
-  return new FsStore(resolveHome(g.home));
+  return new FsStore(resolveHome(g.home), { contextOnAppend: true });
 }
 
 /** A result a command hands back: what --json prints, and the human text. */
@@ -31,6 +31,8 @@ export interface CommandResult {
   text?: string | string[];
   /** Exit code for a result that is not a refusal but still signals a problem (doctor, verify). */
   exitCode?: number;
+  /** The command streamed its own output already. */
+  printed?: boolean;
 }
 
 export function warn(g: GlobalOptions, code: string, message: string): void {
@@ -41,7 +43,9 @@ export function warn(g: GlobalOptions, code: string, message: string): void {
 export async function run(g: GlobalOptions, body: () => CommandResult | Promise<CommandResult>): Promise<void> {
   try {
     const r = await body();
-    if (g.json) process.stdout.write(`${JSON.stringify(r.json)}\n`);
+    if (r.printed) {
+      // streamed by the command itself
+    } else if (g.json) process.stdout.write(`${JSON.stringify(r.json)}\n`);
     else if (r.text !== undefined && !g.quiet) {
       const t = Array.isArray(r.text) ? r.text.join('\n') : r.text;
       if (t.length) process.stdout.write(t.endsWith('\n') ? t : `${t}\n`);

@@ -1,5 +1,482 @@
-// `baton session ...` (cli.md, Sessions). Parses arguments, calls the store, formats.
+// `baton session ...` (cli.md, Sessions): parses arguments, calls the store, formats.
+import * as fs from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { GlobalOptions } from './output.ts';
+import { parseDuration } from '../core/duration.ts';
+import { fail } from '../core/errors.ts';
+import type { Actor, StoredEvent } from '../core/events.ts';
+import { presentEvent } from '../core/session.ts';
+import { LOG_FILE, scanLog } from '../store/log.ts';
+import { archiveSession, addArtifact, pruneSessions, redactSession, removeArtifact, verifySession } from '../store/operations.ts';
+import { contextMdSeq, pointerSummary, readManifest } from '../store/projections.ts';
+import { type FsStore, cliWriter } from '../store/store.ts';
+import { describeWorkspace } from '../store/workspace.ts';
+import { scanListCommand as listSessionsCommand } from './session-scan.ts';
+import { type CommandResult, type GlobalOptions, collect, color, openStore, relativeTime, run, warn } from './output.ts';
+import { progress } from './progress.ts';
+import { join } from 'node:path';
 
-export function registerSessionCommands(_program: Command, _globals: () => GlobalOptions): void {}
+/** Reads context.md, rebuilding it first when it is behind the log (WS202, a warning). */
+function freshContext(g: GlobalOptions, store: FsStore, id: string): string {
+  const dir = store.dir(id);
+  const m = readManifest(dir);
+  const last = scanLog(join(dir, LOG_FILE)).lastSeq;
+  const cseq = contextMdSeq(dir);
+  if (!m || m.status.last_event_seq < last || cseq === null || cseq < last) {
+    if (m || cseq !== null) warn(g, 'WS202', `projections of ${id} were behind the log (seq ${Math.min(m?.status.last_event_seq ?? 0, cseq ?? 0)} < ${last}); rebuilt`);
+    store.refreshProjections(id);
+  }
+  return fs.readFileSync(join(dir, 'context.md'), 'utf8');
+}
+
+function eventSummary(ev: StoredEvent): string {
+  const p = ev.payload as Record<string, unknown>;
+  const pick = p.text ?? p.title ?? p.path ?? p.summary ?? p.reason ?? p.episode ?? p.source ?? p.lease_until ?? '';
+  const s = typeof pick === 'string' ? pick : JSON.stringify(pick);
+  const one = s.replace(/\s+/g, ' ');
+  return one.length > 80 ? `${one.slice(0, 77)}...` : one;
+}
+
+function eventLine(ev: StoredEvent): string {
+  return `${String(ev.seq).padStart(5)}  ${ev.ts}  ${ev.type.padEnd(18)}  ${ev.surface.padEnd(12)}  ${eventSummary(ev)}`;
+}
+
+export function registerSessionCommands(program: Command, globals: () => GlobalOptions): void {
+  const session = program.command('session').description('create, resume, append to, follow, verify and archive sessions');
+
+  session
+    .command('new')
+    .description('create a session, take its lease, print its id')
+    .argument('<title>', 'the session title')
+    .option('--id <id>', 'an explicit id (else <slug>-<base36 ms>)')
+    .option('--task <task>', 'a task id to record')
+    .option('--allow <list>', 'surfaces allowed to write, comma-separated (cli,hook,mcp,api,web,ide-skill)')
+    .option('--lease <duration>', 'lease length', '10m')
+    .option('--cwd <dir>', 'the workspace (default: the current directory)')
+    .option('--parent <id>', 'the parent session')
+    .action((title: string, o) =>
+      run(globals(), () => {
+        const store = openStore(globals());
+        const cwd = resolve(o.cwd ?? process.cwd());
+        if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) fail('USAGE', `--cwd ${cwd} is not a directory`);
+        const leaseMs = parseDuration(o.lease);
+        const allowed = o.allow ? String(o.allow).split(',').map((s: string) => s.trim()).filter(Boolean) : undefined;
+        const { id, events } = store.create({
+          title,
+          id: o.id,
+          taskId: o.task,
+          parentSession: o.parent,
+          allowedRuntimes: allowed,
+          workspace: describeWorkspace(cwd),
+          writer: cliWriter(),
+          leaseMs,
+          createdBy: 'cli',
+        });
+        const lock = store.lock(id);
+        return { json: { ok: true, id, last_seq: events[events.length - 1].seq, lease_until: lock?.lease.lease_until ?? null }, text: id };
+      }),
+    );
+
+  session
+    .command('list')
+    .description('sessions of this workspace (exact directory), newest first')
+    .option('--state <state>', 'active, suspended or archived')
+    .option('--cwd <dir>', 'another workspace')
+    .option('--all', 'every workspace')
+    .option('--limit <n>', 'at most n sessions')
+    .action((o) => run(globals(), () => listSessionsCommand(globals(), o)));
+
+  session
+    .command('show')
+    .description('manifest, lease holder, pointer, open episode, refs, last 10 events')
+    .argument('<id>', 'session id or unambiguous prefix')
+    .action((idArg: string) =>
+      run(globals(), () => {
+        const g = globals();
+        const store = openStore(g);
+        const id = store.resolve(idArg);
+        freshContext(g, store, id);
+        const { view, scan } = store.view(id);
+        const manifest = readManifest(store.dir(id));
+        const lock = store.lock(id);
+        const pointer = pointerSummary(store.dir(id));
+        const last = store.readEvents(id, Math.max(1, view.last_seq - 9)).map((e) => presentEvent(e, view.redactions));
+        const now = Date.now();
+        const openEpisodes = view.open_episodes.map((e) => ({ ...e, idle_seconds: Math.round((now - Date.parse(view.last_touched_at)) / 1000) }));
+        const json = {
+          ok: true,
+          manifest,
+          lease: lock ? { ...lock, valid: Date.parse(lock.lease.lease_until) > now } : null,
+          pointer: pointer ? { status: pointer.status, revision: pointer.revision } : null,
+          open_episodes: openEpisodes,
+          refs: view.refs,
+          corrupt: scan.corrupt,
+          torn: scan.torn,
+          last_events: last,
+        };
+        const text: string[] = [];
+        text.push(`${color.bold(view.title || id)}  ${color.dim(id)}`);
+        text.push(`state      ${manifest?.status.state ?? store.lifecycle(id, view.archived)}`);
+        text.push(`workspace  ${view.workspace?.cwd ?? '-'}${view.workspace?.git_branch ? ` (${view.workspace.git_branch})` : ''}`);
+        text.push(`created    ${view.created_at} by ${view.created_by}`);
+        text.push(`touched    ${relativeTime(view.last_touched_at)} (seq ${view.last_seq}, ${view.events} events)`);
+        text.push(`lease      ${lock ? `${lock.holder.instance_id} until ${lock.lease.lease_until}${Date.parse(lock.lease.lease_until) > now ? '' : ' (expired)'}` : 'none'}`);
+        text.push(`pointer    ${pointer ? `${pointer.status} r${pointer.revision}` : 'none'}`);
+        text.push(`episode    ${openEpisodes.length ? openEpisodes.map((e) => `${e.episode} open, idle ${e.idle_seconds}s`).join('; ') : 'none open'}`);
+        text.push(`refs       ${view.refs.length ? view.refs.map((r) => `${r.source}@${r.source_version} ${r.digest}`).join(', ') : 'none'}`);
+        if (scan.corrupt) text.push(color.red(`corrupt    line ${scan.corrupt.line}: ${scan.corrupt.reason} (WS201)`));
+        if (scan.torn) text.push(color.yellow(`torn tail  ${scan.torn.bytes} bytes at ${scan.torn.offset} (run baton session repair ${id})`));
+        text.push('', color.bold('last events'), ...last.map(eventLine));
+        return { json, text };
+      }),
+    );
+
+  session
+    .command('resume')
+    .description('take the lease, record the resume, print the context')
+    .argument('<id>', 'session id or unambiguous prefix')
+    .option('--steal', 'take an expired lease held by another surface')
+    .option('--lease <duration>', 'lease length', '10m')
+    .option('--workspace <dir>', 'work in another directory for this resume (recorded, origin unchanged)')
+    .action((idArg: string, o) =>
+      run(globals(), () => {
+        const g = globals();
+        const store = openStore(g);
+        const id = store.resolve(idArg);
+        let override: string | undefined;
+        if (o.workspace) {
+          override = resolve(o.workspace);
+          if (!fs.existsSync(override) || !fs.statSync(override).isDirectory()) fail('USAGE', `--workspace ${override} does not exist or is not a directory`, { workspace: override });
+          override = fs.realpathSync(override);
+        }
+        const writer = cliWriter();
+        let fromSeq = 0;
+        const events = store.acquire(id, writer, {
+          leaseMs: parseDuration(o.lease),
+          steal: !!o.steal,
+          extra: (last) => {
+            fromSeq = last;
+            return [{ type: 'session.resumed', surface: writer.surface, actor: writer.actor, payload: override ? { from_seq: last, workspace_override: override } : { from_seq: last } }];
+          },
+        });
+        store.refreshProjections(id);
+        const context = fs.readFileSync(join(store.dir(id), 'context.md'), 'utf8');
+        const { view } = store.view(id);
+        const lock = store.lock(id);
+        return {
+          json: { ok: true, id, from_seq: fromSeq, last_seq: events[events.length - 1].seq, lease_until: lock?.lease.lease_until, workspace: override ?? view.workspace?.cwd, context },
+          text: context,
+        };
+      }),
+    );
+
+  session
+    .command('renew')
+    .description('renew the lease')
+    .argument('<id>')
+    .option('--lease <duration>', 'lease length', '10m')
+    .action((idArg: string, o) =>
+      run(globals(), () => {
+        const store = openStore(globals());
+        const id = store.resolve(idArg);
+        const [ev] = store.renew(id, cliWriter(), parseDuration(o.lease));
+        return { json: { ok: true, id, lease_until: ev.payload.lease_until, seq: ev.seq }, text: `lease on ${id} until ${ev.payload.lease_until}` };
+      }),
+    );
+
+  session
+    .command('release')
+    .description('release the lease')
+    .argument('<id>')
+    .action((idArg: string) =>
+      run(globals(), () => {
+        const store = openStore(globals());
+        const id = store.resolve(idArg);
+        const [ev] = store.release(id, cliWriter());
+        return { json: { ok: true, id, seq: ev.seq }, text: `released ${id}` };
+      }),
+    );
+
+  session
+    .command('append')
+    .description('append a context entry (or another event type); needs the lease')
+    .argument('<id>')
+    .option('--text <text>', 'the text')
+    .option('--stdin', 'read the text from stdin')
+    .option('--type <type>', 'event type (context.appended by default; custom types start with x.)', 'context.appended')
+    .option('--tag <tag>', 'a tag (repeatable)', collect, [])
+    .option('--actor <actor>', 'user, agent or system', 'user')
+    .action((idArg: string, o) =>
+      run(globals(), () => {
+        const store = openStore(globals());
+        if ((o.text === undefined) === !o.stdin) fail('USAGE', 'give exactly one of --text or --stdin');
+        if (!['user', 'agent', 'system'].includes(o.actor)) fail('USAGE', '--actor must be user, agent or system');
+        const id = store.resolve(idArg);
+        const text: string = o.stdin ? fs.readFileSync(0, 'utf8') : o.text;
+        const payload: Record<string, unknown> = { text };
+        if (o.tag.length) payload.tags = o.tag;
+        const w = { ...cliWriter(), actor: o.actor as Actor };
+        const [ev] = store.append(id, { type: o.type, surface: w.surface, actor: w.actor, payload }, w);
+        return { json: { ok: true, id, seq: ev.seq, h: ev.h }, text: `${id} seq ${ev.seq}` };
+      }),
+    );
+
+  const artifact = session.command('artifact').description('files registered with a session');
+  artifact
+    .command('add')
+    .argument('<id>')
+    .argument('<file>')
+    .option('--as <name>', 'the name inside artifacts/')
+    .action((idArg: string, file: string, o) =>
+      run(globals(), () => {
+        const store = openStore(globals());
+        const id = store.resolve(idArg);
+        const r = addArtifact(store, id, file, cliWriter(), o.as);
+        return {
+          json: { ok: true, id, name: r.name, sha256: r.sha256, unchanged: r.unchanged, seq: r.event?.seq ?? null },
+          text: r.unchanged ? `${r.name} unchanged` : `${r.name} ${r.event?.type === 'artifact.updated' ? 'updated' : 'added'} (seq ${r.event?.seq})`,
+        };
+      }),
+    );
+  artifact
+    .command('rm')
+    .argument('<id>')
+    .argument('<name>')
+    .action((idArg: string, name: string) =>
+      run(globals(), () => {
+        const store = openStore(globals());
+        const id = store.resolve(idArg);
+        const ev = removeArtifact(store, id, name, cliWriter());
+        return { json: { ok: true, id, name, seq: ev.seq }, text: `${name} removed (seq ${ev.seq})` };
+      }),
+    );
+
+  session
+    .command('snapshot')
+    .description('rewrite context.md now (keeps the lease)')
+    .argument('<id>')
+    .action((idArg: string) =>
+      run(globals(), () => {
+        const store = openStore(globals());
+        const id = store.resolve(idArg);
+        const m = store.refreshProjections(id);
+        return { json: { ok: true, id, last_event_seq: m.status.last_event_seq, path: join(store.dir(id), 'context.md') }, text: join(store.dir(id), 'context.md') };
+      }),
+    );
+
+  session
+    .command('log')
+    .description('print events; --follow streams new ones as other processes append them')
+    .argument('<id>')
+    .option('--tail <n>', 'only the last n events')
+    .option('--since <seq>', 'events after this seq')
+    .option('--type <type>', 'only this type (a trailing .* matches a namespace)')
+    .option('--follow', 'keep printing new events')
+    .action((idArg: string, o) => run(globals(), () => logCommand(globals(), idArg, o)));
+
+  session
+    .command('archive')
+    .description('write retrospective.md, append session.archived, freeze the session (needs the lease released)')
+    .argument('<id>')
+    .option('--retro-template <name>', 'default or brief', 'default')
+    .option('--to <dir>', 'also copy the archived session out to this new folder')
+    .option('--force', 'overwrite the --to target')
+    .action((idArg: string, o) =>
+      run(globals(), () => {
+        const store = openStore(globals());
+        const id = store.resolve(idArg);
+        const r = archiveSession(store, id, cliWriter(), { template: o.retroTemplate, to: o.to ? resolve(o.to) : undefined, force: !!o.force });
+        return { json: { ok: true, id, seq: r.event.seq, retrospective: r.retrospective, target_path: r.target_path ?? null }, text: `archived ${id}: ${r.retrospective}${r.target_path ? `, copied to ${r.target_path}` : ''}` };
+      }),
+    );
+
+  session
+    .command('verify')
+    .description('recompute seq, chain, JSON validity and projection freshness')
+    .argument('[id]')
+    .option('--all', 'every session')
+    .action((idArg: string | undefined, o) =>
+      run(globals(), () => {
+        const g = globals();
+        const store = openStore(g);
+        if (!idArg === !o.all) fail('USAGE', 'give a session id or --all');
+        const ids = o.all ? store.ids() : [store.resolve(idArg as string)];
+        const bar = progress(ids.length, 'verify');
+        const reports = ids.map((id) => {
+          const r = verifySession(store, id);
+          bar.tick();
+          return r;
+        });
+        bar.done();
+        const bad = reports.filter((r) => !r.ok);
+        const text: string[] = [];
+        for (const r of reports) {
+          if (r.corrupt) text.push(`${r.session}  ${color.red('CORRUPT')}  line ${r.corrupt.line}: ${r.corrupt.reason} (WS201)`);
+          else if (r.torn) text.push(`${r.session}  ${color.yellow('TORN TAIL')}  ${r.torn.bytes} bytes after seq ${r.last_seq}: run baton session repair ${r.session}`);
+          else text.push(`${r.session}  ${color.green('ok')}  ${r.events} events, chain valid${r.projections.manifest !== 'fresh' || r.projections.context !== 'fresh' ? ` (projections ${r.projections.manifest}/${r.projections.context}: WS202)` : ''}`);
+        }
+        for (const r of bad) {
+          if (r.corrupt) process.stderr.write(`baton: WS201 events log of ${r.session} corrupt at line ${r.corrupt.line}: ${r.corrupt.reason}\n`);
+          else process.stderr.write(`baton: WS201 events log of ${r.session} has a torn tail of ${r.torn?.bytes} bytes: run baton session repair ${r.session}\n`);
+        }
+        const first = bad[0];
+        return {
+          json: o.all
+            ? { ok: bad.length === 0, sessions: reports, ...(first ? { error: { code: 'WS201', message: 'corrupt or torn logs found', sessions: bad.map((b) => b.session) } } : {}) }
+            : { ...reports[0], ...(first ? { error: { code: 'WS201', message: first.corrupt ? `corrupt at line ${first.corrupt.line}` : 'torn tail', line: first.corrupt?.line ?? null } } : {}) },
+          text,
+          exitCode: bad.length ? 2 : 0,
+        };
+      }),
+    );
+
+  session
+    .command('repair')
+    .description('quarantine a torn tail, rebuild projections; never drops acknowledged history')
+    .argument('<id>')
+    .action((idArg: string) =>
+      run(globals(), () => {
+        const store = openStore(globals());
+        const id = store.resolve(idArg);
+        const r = store.repair(id);
+        if (r.corrupt) {
+          fail('WS201', `events log of ${id} is corrupt at line ${r.corrupt.line} (${r.corrupt.reason}); repair does not drop acknowledged history`, { line: r.corrupt.line });
+        }
+        return { json: { ok: true, id, quarantined: r.quarantined, last_seq: r.last_seq }, text: r.quarantined ? `torn tail moved to ${r.quarantined}; projections rebuilt` : 'no torn tail; projections rebuilt' };
+      }),
+    );
+
+  session
+    .command('redact')
+    .description('hide past matches of a pattern in every presentation (the raw log keeps them)')
+    .argument('<id>')
+    .requiredOption('--pattern <re>', 'a regular expression')
+    .action((idArg: string, o) =>
+      run(globals(), () => {
+        const store = openStore(globals());
+        const id = store.resolve(idArg);
+        const r = redactSession(store, id, o.pattern, cliWriter());
+        return { json: { ok: true, id, redacted_seqs: r.seqs, seq: r.event?.seq ?? null }, text: r.seqs.length ? `redacted ${r.seqs.length} event(s): ${r.seqs.join(', ')}` : 'no match' };
+      }),
+    );
+
+  session
+    .command('prune')
+    .description('list suspended sessions untouched for a duration; delete them with --apply')
+    .requiredOption('--older-than <duration>', 'e.g. 30d')
+    .option('--apply', 'delete them')
+    .action((o) =>
+      run(globals(), () => {
+        const store = openStore(globals());
+        const r = pruneSessions(store, parseDuration(o.olderThan), !!o.apply);
+        return {
+          json: { ok: true, applied: !!o.apply, sessions: r },
+          text: r.length ? r.map((x) => `${x.deleted ? 'deleted' : 'would delete'}  ${x.id}  (last touched ${x.last_touched_at})`) : 'nothing to prune',
+        };
+      }),
+    );
+}
+
+function typeMatches(filter: string | undefined, type: string): boolean {
+  if (!filter) return true;
+  if (filter.endsWith('.*')) return type.startsWith(filter.slice(0, -1));
+  return type === filter;
+}
+
+/** Collects `session redact` rules with a cheap byte search before parsing anything. */
+function redactionsOf(store: FsStore, id: string): Map<number, string[]> {
+  const path = join(store.dir(id), LOG_FILE);
+  let has = false;
+  try {
+    const fd = fs.openSync(path, 'r');
+    const buf = Buffer.allocUnsafe(1 << 20);
+    let pos = 0;
+    try {
+      for (;;) {
+        const n = fs.readSync(fd, buf, 0, buf.length, pos);
+        if (n <= 0) break;
+        if (buf.subarray(0, n).includes('"context.rewritten"')) {
+          has = true;
+          break;
+        }
+        pos += n - 20 > 0 ? n - 20 : n;
+        if (n < buf.length) break;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {}
+  const map = new Map<number, string[]>();
+  if (!has) return map;
+  store.events(id, 1, (ev) => {
+    const p = ev.payload as Record<string, unknown>;
+    if (ev.type === 'context.rewritten' && Array.isArray(p.redacts) && typeof p.pattern === 'string') {
+      for (const s of p.redacts as number[]) map.set(s, [...(map.get(s) ?? []), p.pattern]);
+    }
+  });
+  return map;
+}
+
+async function logCommand(g: GlobalOptions, idArg: string, o: { tail?: string; since?: string; type?: string; follow?: boolean }): Promise<CommandResult> {
+  const store = openStore(g);
+  const id = store.resolve(idArg);
+  const since = o.since !== undefined ? Number(o.since) : 0;
+  if (!Number.isInteger(since) || since < 0) fail('USAGE', '--since takes a seq number');
+  const tailN = o.tail !== undefined ? Number(o.tail) : undefined;
+  if (tailN !== undefined && (!Number.isInteger(tailN) || tailN < 0)) fail('USAGE', '--tail takes a number');
+  const redactions = redactionsOf(store, id);
+  const out = process.stdout;
+  let pending = '';
+  const flush = (force = false): void => {
+    if (pending.length > (force ? 0 : 1 << 16)) {
+      out.write(pending);
+      pending = '';
+    }
+  };
+  const emit = (ev: StoredEvent, raw: string): void => {
+    const shown = redactions.size ? presentEvent(ev, redactions) : ev;
+    if (g.json) pending += `${shown === ev ? raw : JSON.stringify(shown)}\n`;
+    else pending += `${eventLine(shown)}\n`;
+    flush();
+  };
+  let ring: { ev: StoredEvent; raw: string }[] = [];
+  const scan = store.events(id, since + 1, (ev, raw) => {
+    if (!typeMatches(o.type, ev.type)) return;
+    if (tailN !== undefined) {
+      ring.push({ ev, raw });
+      if (ring.length > tailN) ring.shift();
+    } else emit(ev, raw);
+  });
+  for (const r of ring) emit(r.ev, r.raw);
+  ring = [];
+  flush(true);
+  if (scan.corrupt) warn(g, 'WS201', `events log of ${id} is corrupt at line ${scan.corrupt.line} (${scan.corrupt.reason}); later events are not shown`);
+  if (scan.torn) warn(g, 'WS201', `events log of ${id} has a torn tail (${scan.torn.bytes} bytes), skipped`);
+  if (o.follow) {
+    // Reads only what was appended since: from the byte offset, continuing the chain.
+    let from = { offset: scan.validBytes, seq: scan.lastSeq, h: scan.lastH };
+    const path = join(store.dir(id), LOG_FILE);
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 200));
+      let size = 0;
+      try {
+        size = fs.statSync(path).size;
+      } catch {
+        break;
+      }
+      if (size <= from.offset) continue;
+      const next = scanLog(path, (ev, raw) => {
+        if (typeMatches(o.type, ev.type)) emit(ev, raw);
+      }, from);
+      flush(true);
+      if (next.corrupt) {
+        warn(g, 'WS201', `events log of ${id} became corrupt at line ${next.corrupt.line}`);
+        break;
+      }
+      from = { offset: next.validBytes, seq: next.lastSeq, h: next.lastH };
+    }
+  }
+  // Everything went out as it was found; nothing more to print.
+  return { json: null, printed: true };
+}
+

@@ -56,8 +56,12 @@ export function foldFacts(facts: LogFacts, ev: { type: string; payload: Record<s
  * valid event with its raw line; stops at the first bad line. A bad line that is the last
  * one (no newline, or unparsable) is a torn tail; anything else is corruption.
  */
-export function scanLog(path: string, onEvent?: (ev: StoredEvent, raw: string) => void): ScanResult {
-  const res: ScanResult = { lastSeq: 0, lastH: '', validBytes: 0, torn: null, corrupt: null, archived: false, allowed: null };
+export function scanLog(
+  path: string,
+  onEvent?: (ev: StoredEvent, raw: string) => void,
+  from: { offset: number; seq: number; h: string } = { offset: 0, seq: 0, h: '' },
+): ScanResult {
+  const res: ScanResult = { lastSeq: from.seq, lastH: from.h, validBytes: from.offset, torn: null, corrupt: null, archived: false, allowed: null };
   let fd: number;
   try {
     fd = fs.openSync(path, 'r');
@@ -67,10 +71,10 @@ export function scanLog(path: string, onEvent?: (ev: StoredEvent, raw: string) =
   }
   try {
     const size = fs.fstatSync(fd).size;
-    let pos = 0;
+    let pos = from.offset;
     let carry: Buffer = Buffer.alloc(0);
-    let lineNo = 0;
-    let offset = 0;
+    let lineNo = from.seq;
+    let offset = from.offset;
     const buf = Buffer.allocUnsafe(READ_CHUNK);
     while (pos < size) {
       const n = fs.readSync(fd, buf, 0, Math.min(READ_CHUNK, size - pos), pos);

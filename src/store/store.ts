@@ -55,6 +55,12 @@ export interface CreateOptions {
 export interface StoreOptions {
   clock?: Clock;
   random?: () => number;
+  /**
+   * Rebuild context.md after every append (the CLI does: a person may read it next). Off on
+   * the hook path, where only manifest.json is patched and context.md is rebuilt by the next
+   * reader (WS202).
+   */
+  contextOnAppend?: boolean;
 }
 
 export const DEFAULT_ALLOWED = [...SURFACE_KINDS];
@@ -63,11 +69,13 @@ export class FsStore {
   readonly home: string;
   readonly clock: Clock;
   readonly random: () => number;
+  readonly contextOnAppend: boolean;
 
   constructor(home: string, opts: StoreOptions = {}) {
     this.home = home;
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? Math.random;
+    this.contextOnAppend = opts.contextOnAppend ?? false;
   }
 
   get sessionsDir(): string {
@@ -217,6 +225,13 @@ export class FsStore {
     });
   }
 
+  /** Under the mutex: refuses now what an append of these types would refuse, before any side effect. */
+  precheckUnderMutex(id: string, types: string[], writer: Writer): void {
+    const tail = verifiedTail(this.dir(id), id, isoMillis(this.now()));
+    if (tail.lastSeq === 0) fail('WS001', `session ${id} not found`, { nearest: nearestIds(id, this.ids()) });
+    this.checkWrite(id, tail, types.map((type) => ({ type, surface: writer.surface, actor: writer.actor, payload: {} })), writer);
+  }
+
   private checkWrite(id: string, tail: TailState, inputs: EventInput[], writer: Writer): void {
     if (tail.archived) fail('WS002', `session ${id} is archived: it is read-only`, { session: id });
     if (tail.allowed && tail.lastSeq > 0) {
@@ -249,7 +264,7 @@ export class FsStore {
     if (events.length === 0) return;
     try {
       const dir = this.dir(id);
-      const m = full ? null : readManifest(dir);
+      const m = full || this.contextOnAppend ? null : readManifest(dir);
       if (m && m.status.last_event_seq === events[0].seq - 1) {
         writeManifest(dir, patchManifest(m, events, this.lifecycle(id, m.status.state === 'archived')));
       } else {
