@@ -1,0 +1,154 @@
+// The e2e harness: a temporary user (HOME, project folder, BATON_HOME) per scenario, the
+// real agent programs installed by scripts/run-e2e.mjs into .e2e/agents, each run bounded
+// by a kill timer. Nothing here writes outside the temp folders it creates; a crash leaves
+// only those folders behind (under the OS temp dir).
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { BIN, ROOT, type RunResult, tmpDir } from '../helpers.ts';
+import type { ModelServer } from './model-server.ts';
+
+export const AGENTS = join(ROOT, '.e2e', 'agents');
+export const CLAUDE_BIN = join(AGENTS, 'node_modules', '.bin', 'claude');
+export const GEMINI_BIN = join(AGENTS, 'node_modules', '.bin', 'gemini');
+export const CODEX_BIN = join(AGENTS, 'node_modules', '.bin', 'codex');
+export const CLAUDE_VERSION = '2.1.328';
+export const GEMINI_VERSION = '0.61.0';
+
+/** Kill an agent run after this long: a hung agent fails its test instead of the suite. */
+export const AGENT_TIMEOUT_MS = 60_000;
+
+export interface User {
+  /** The agent's HOME (its settings files live here). */
+  home: string;
+  /** The project folder the agent runs in. */
+  project: string;
+  /** The baton store. */
+  batonHome: string;
+}
+
+export function newUser(): User {
+  const root = tmpDir('baton-e2e-');
+  const user = { home: join(root, 'home'), project: join(root, 'project'), batonHome: join(root, 'store') };
+  fs.mkdirSync(user.home, { recursive: true });
+  fs.mkdirSync(user.project, { recursive: true });
+  return user;
+}
+
+export interface AgentRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+/** The environment every process of a scenario sees: no network, the temp HOME and store. */
+export function userEnv(user: User, server: ModelServer, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    LANG: 'C.UTF-8',
+    TERM: 'dumb',
+    NO_COLOR: '1',
+    HOME: user.home,
+    TMPDIR: process.env.TMPDIR,
+    BATON_HOME: user.batonHome,
+    // Claude Code
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: 'stand-in-key',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    // Gemini CLI
+    GOOGLE_GEMINI_BASE_URL: server.url,
+    GEMINI_API_KEY: 'stand-in-key',
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    ...extra,
+  };
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  return env as NodeJS.ProcessEnv;
+}
+
+/** Runs one agent command to its end, or kills it (whole process group) after `timeoutMs`. */
+export function runAgent(bin: string, args: string[], user: User, server: ModelServer, opts: { env?: Record<string, string | undefined>; timeoutMs?: number; wrap?: string[] } = {}): Promise<AgentRun> {
+  const env = userEnv(user, server, opts.env);
+  const [cmd, argv] = opts.wrap ? [opts.wrap[0], [...opts.wrap.slice(1), bin, ...args]] : [bin, args];
+  return new Promise((resolve) => {
+    const child = spawn(cmd, argv, { env, cwd: user.project, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {}
+    }, opts.timeoutMs ?? AGENT_TIMEOUT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, timedOut });
+    });
+  });
+}
+
+export function claude(args: string[], user: User, server: ModelServer, opts: { env?: Record<string, string | undefined>; wrap?: string[] } = {}): Promise<AgentRun> {
+  return runAgent(CLAUDE_BIN, args, user, server, opts);
+}
+
+/** Gemini wants its auth type and (here) no usage statistics in its user settings before the first run. */
+export function prepareGemini(user: User): void {
+  const file = join(user.home, '.gemini', 'settings.json');
+  fs.mkdirSync(join(user.home, '.gemini'), { recursive: true });
+  let settings: any = {};
+  try {
+    settings = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {}
+  settings.security = { ...settings.security, auth: { ...settings.security?.auth, selectedType: 'gemini-api-key' } };
+  settings.privacy = { ...settings.privacy, usageStatisticsEnabled: false };
+  fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+}
+
+export function gemini(args: string[], user: User, server: ModelServer, opts: { env?: Record<string, string | undefined>; wrap?: string[] } = {}): Promise<AgentRun> {
+  return runAgent(GEMINI_BIN, ['-m', 'gemini-2.5-flash', ...args], user, server, opts);
+}
+
+/** `baton ARGS` run as this user (their HOME and store). */
+export function userBaton(args: string[], user: User, opts: { input?: string; env?: Record<string, string | undefined> } = {}): RunResult {
+  const env: Record<string, string | undefined> = { ...process.env, HOME: user.home, BATON_HOME: user.batonHome, NO_COLOR: '1', BATON_SESSION: undefined, BATON_INSTANCE: undefined, ...opts.env };
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  const r = spawnSync(process.execPath, [BIN, ...args], { input: opts.input ?? '', encoding: 'utf8', env: env as NodeJS.ProcessEnv, cwd: user.project, timeout: 60_000 });
+  let json: any;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {}
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+/** True when this process may run a command in a private mount namespace with a read-only bind mount. */
+export function canMountReadOnly(): boolean {
+  const dir = tmpDir('baton-e2e-ro-');
+  const r = spawnSync('unshare', ['-m', 'sh', '-c', `mount --bind "${dir}" "${dir}" && mount -o remount,bind,ro "${dir}" && ! touch "${dir}/x" 2>/dev/null`], { encoding: 'utf8' });
+  return r.status === 0 && !fs.existsSync(join(dir, 'x'));
+}
+
+/**
+ * A wrapper that runs a command with `dir` mounted read-only (readable, every write EROFS),
+ * in a private mount namespace: root's chmod does not stop root's writes, a read-only mount does.
+ */
+export function readOnlyWrap(dir: string): string[] {
+  return ['unshare', '-m', 'sh', '-c', `mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"`, dir];
+}
+
+export function agentsInstalled(): { claude: boolean; gemini: boolean } {
+  const version = (pkg: string): string | undefined => {
+    try {
+      return JSON.parse(fs.readFileSync(join(AGENTS, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+    } catch {
+      return undefined;
+    }
+  };
+  return { claude: version('@anthropic-ai/claude-code') === CLAUDE_VERSION, gemini: version('@google/gemini-cli') === GEMINI_VERSION };
+}
