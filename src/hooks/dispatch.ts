@@ -1,0 +1,200 @@
+// The hook dispatcher (hooks.md, "One entry per event, three aspects inside"): parses the
+// provider's payload leniently, picks the session, runs the enabled aspects in isolation
+// and shapes the pointer's result into the provider's output. Pure of process state: the
+// caller passes stdin, the environment and the clock, and writes what comes back.
+// Only `pointer` decides stdout and the exit code; a failure in `session` or `prompt` is one
+// stderr line. Under BATON_VERIFY=1 nothing is written anywhere: the hook reports on stderr,
+// as one JSON line, what it would have written.
+import { isBatonError } from '../core/errors.ts';
+import { isValidSessionId } from '../core/ids.ts';
+import { isoMillis } from '../core/time.ts';
+import { type PointerHookResult, pointerAspect } from '../pointer/hook.ts';
+import { PROVIDERS } from '../providers/index.ts';
+import { ASPECTS, type Aspect, type HookEvent, type HookOutput, type ProviderAdapter, mapPayload, outcomeOf } from '../providers/types.ts';
+import { pointerSummary } from '../store/projections.ts';
+import { renderRefsForContext } from '../store/refs.ts';
+import { FsStore, type Writer } from '../store/store.ts';
+import { describeWorkspace } from '../store/workspace.ts';
+import { appendPrompt, findOpen, loadEpisodes } from './episodes.ts';
+import { recordLastRuns } from './lastrun.ts';
+import { promptPayload, titleFromPrompt } from './prompt.ts';
+import { sessionAtEnd, sessionAtStart } from './session.ts';
+
+export interface HookInvocation {
+  provider: string;
+  aspects: readonly Aspect[];
+  input: string;
+  env: NodeJS.ProcessEnv;
+  home: string;
+  now: Date;
+  /** The exact command line that publishes a pointer (PUBLISHER=). */
+  publisherCommand: string;
+  /** The process's working directory, when the payload names none. */
+  cwd: string;
+}
+
+/** Parses `--aspects a,b` (unknown names reported, not fatal). */
+export function parseAspects(list: string | undefined): { aspects: Aspect[]; unknown: string[] } {
+  if (list === undefined || list.trim() === '') return { aspects: [...ASPECTS], unknown: [] };
+  const names = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const aspects = ASPECTS.filter((a) => names.includes(a));
+  return { aspects, unknown: names.filter((n) => !(ASPECTS as readonly string[]).includes(n)) };
+}
+
+const codeOf = (e: unknown): string => (isBatonError(e) ? e.code : ((e as NodeJS.ErrnoException)?.code ?? 'INTERNAL'));
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0];
+const aspectLine = (aspect: string, e: unknown): string => `baton: hook ${aspect}: ${codeOf(e)} ${messageOf(e)}`;
+
+export function hookWriter(provider: string, providerSessionId: string, actor: Writer['actor'] = 'system'): Writer {
+  return { surface: `hook:${provider}`, instanceId: `hook:${provider}:${providerSessionId}`, actor };
+}
+
+/** `<provider> <short id>`: the title of a session a hook creates before any prompt. */
+export function defaultTitle(provider: string, providerSessionId: string): string {
+  return `${provider} ${providerSessionId.slice(0, 8)}`;
+}
+
+export function runHook(inv: HookInvocation): HookOutput {
+  const adapter = PROVIDERS[inv.provider];
+  if (!adapter) return refuse(`baton: hook: USAGE unknown provider ${JSON.stringify(inv.provider)} (known: ${Object.keys(PROVIDERS).join(', ')})`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(inv.input);
+  } catch {
+    return refuse(`baton: hook ${adapter.name}: HK001 the payload on stdin is not JSON; nothing done`);
+  }
+  const ev = mapPayload(adapter, raw);
+  if ('error' in ev) return refuse(`baton: hook ${adapter.name}: HK001 ${ev.error}; nothing done`);
+  const sessionId = inv.env.BATON_SESSION || ev.providerSessionId;
+  if (!isValidSessionId(sessionId)) {
+    return refuse(`baton: hook ${adapter.name}: WS003 session id ${JSON.stringify(sessionId)} does not match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$; nothing done`);
+  }
+  const enabled = (a: Aspect): boolean => inv.aspects.includes(a);
+  if (inv.env.BATON_VERIFY === '1') return verifyRun(inv, adapter, ev, sessionId);
+
+  const store = new FsStore(inv.home);
+  const writer = hookWriter(adapter.name, ev.providerSessionId);
+  const stderr: string[] = [];
+  const runs: { aspect: string; event: string; result: string }[] = [];
+
+  // The session a hook names is created when missing: at start (title `<provider> <short id>`)
+  // or at the first prompt (title: its first line). The end event never creates one.
+  const writesAtEvent = (ev.kind === 'start' && (enabled('session') || enabled('pointer'))) || (ev.kind === 'prompt' && (enabled('prompt') || enabled('pointer')));
+  if (writesAtEvent) {
+    try {
+      store.ensure(sessionId, {
+        title: (ev.kind === 'prompt' && titleFromPrompt(ev.prompt ?? '')) || defaultTitle(adapter.name, ev.providerSessionId),
+        workspace: describeWorkspace(ev.cwd ?? inv.cwd),
+        writer,
+        createdBy: `hook:${adapter.name}`,
+      });
+    } catch (e) {
+      stderr.push(aspectLine('session', e));
+    }
+  }
+
+  let res: PointerHookResult = {};
+  if (enabled('pointer') && ev.kind !== 'end') {
+    try {
+      res = pointerAspect(store, sessionId, pointerEvent(ev), {
+        now: inv.now,
+        publisherCommand: inv.publisherCommand,
+        renderRefs: (budget) => renderRefsForContext(store, sessionId, budget, inv.now),
+      });
+      runs.push({ aspect: 'pointer', event: ev.providerEvent, result: res.block || res.stop || res.failure ? 'refused' : 'ok' });
+    } catch (e) {
+      // An unexpected failure of the pointer aspect never breaks the agent: say why, go on.
+      stderr.push(aspectLine('pointer', e));
+      runs.push({ aspect: 'pointer', event: ev.providerEvent, result: `error ${codeOf(e)}` });
+      res = {};
+    }
+  }
+  const out = adapter.shape(ev, res);
+
+  if (enabled('session') && (ev.kind === 'start' || ev.kind === 'end')) {
+    try {
+      const injected = out.stdout && res.context ? res.context : '';
+      if (ev.kind === 'start') {
+        sessionAtStart({
+          store,
+          sessionId,
+          adapter,
+          ev,
+          writer,
+          now: inv.now,
+          injected,
+          injectedNote: enabled('pointer') ? 'the pointer aspect gave no context' : 'the pointer aspect is not enabled',
+        });
+      } else sessionAtEnd({ store, sessionId, adapter, ev, writer, now: inv.now, injected: '' });
+      runs.push({ aspect: 'session', event: ev.providerEvent, result: 'ok' });
+    } catch (e) {
+      stderr.push(aspectLine('session', e));
+      runs.push({ aspect: 'session', event: ev.providerEvent, result: `error ${codeOf(e)}` });
+    }
+  }
+
+  if (enabled('prompt') && ev.kind === 'prompt') {
+    try {
+      appendPrompt(store, sessionId, adapter.name, ev.providerSessionId, promptPayload(ev.prompt ?? ''), hookWriter(adapter.name, ev.providerSessionId, 'user'));
+      runs.push({ aspect: 'prompt', event: ev.providerEvent, result: 'ok' });
+    } catch (e) {
+      stderr.push(aspectLine('prompt', e));
+      runs.push({ aspect: 'prompt', event: ev.providerEvent, result: `error ${codeOf(e)}` });
+    }
+  }
+
+  recordLastRuns(inv.home, adapter.name, runs, isoMillis(inv.now));
+  return { stdout: out.stdout, stderr: [...stderr, ...out.stderr], exitCode: out.exitCode };
+}
+
+function refuse(line: string): HookOutput {
+  return { stdout: '', stderr: [line], exitCode: 0 };
+}
+
+function pointerEvent(ev: HookEvent): Parameters<typeof pointerAspect>[2] {
+  if (ev.kind === 'prompt') return { kind: 'prompt' };
+  if (ev.kind === 'pre-compact') return { kind: 'pre-compact', trigger: ev.trigger ?? '' };
+  return { kind: 'start', source: ev.source ?? 'startup' };
+}
+
+/**
+ * BATON_VERIFY=1: everything up to the writes runs as for a real event (adapter, payload,
+ * session choice, reading the store); then one JSON line on stderr says what would have
+ * been written, and stdout carries a verify context in the provider's shape.
+ */
+function verifyRun(inv: HookInvocation, adapter: ProviderAdapter, ev: HookEvent, sessionId: string): HookOutput {
+  const store = new FsStore(inv.home);
+  const exists = store.exists(sessionId);
+  const dir = store.dir(sessionId);
+  const open = exists ? findOpen(loadEpisodes(dir), adapter.name, ev.providerSessionId) : undefined;
+  const would: Record<string, unknown>[] = [];
+  const on = (a: Aspect): boolean => inv.aspects.includes(a);
+  if (!exists && ((ev.kind === 'start' && (on('session') || on('pointer'))) || (ev.kind === 'prompt' && (on('prompt') || on('pointer'))))) {
+    would.push({ aspect: 'session', write: 'session.created', session: sessionId });
+  }
+  let context: string | undefined;
+  if (on('pointer') && ev.kind !== 'end') {
+    const ptr = exists ? pointerSummary(dir) : null;
+    const status = ptr?.status ?? 'ABSENT';
+    let write: string | null = null;
+    if (ev.kind === 'prompt') write = status === 'CLEAN' ? 'state.json DIRTY' : status === 'ABSENT' ? 'state.json CLEARED fence' : null;
+    if (ev.kind === 'start' && ev.source === 'clear') write = 'state.json CLEARED';
+    if (write) would.push({ aspect: 'pointer', write, pointer_status: status });
+    if (ev.kind === 'start' || ev.kind === 'prompt') {
+      context = `BATON_VERIFY=1\nPROVIDER=${adapter.name}\nEVENT=${ev.providerEvent}\nSESSION_ID=${sessionId}\nPOINTER_STATUS=${status}\nNOTHING_WRITTEN=1`;
+    }
+  }
+  if (on('session') && ev.kind === 'start' && !open) would.push({ aspect: 'session', write: 'episode.opened', context_file: 'contexts/<stamp>--<episode>.md' });
+  if (on('session') && ev.kind === 'end' && open) {
+    would.push({ aspect: 'session', write: 'episode.closed', episode: open.episode, reason: ev.reason, outcome: outcomeOf(adapter, ev.reason ?? 'other') });
+  }
+  if (on('prompt') && ev.kind === 'prompt') would.push({ aspect: 'prompt', write: 'prompt.submitted', episode: open?.episode ?? null });
+  const out = adapter.shape(ev, context ? { context } : {});
+  const report = {
+    baton_verify: { provider: adapter.name, event: ev.providerEvent, kind: ev.kind, session: sessionId, session_exists: exists, aspects: inv.aspects, would_write: would },
+  };
+  return { stdout: out.stdout, stderr: [JSON.stringify(report)], exitCode: out.exitCode };
+}

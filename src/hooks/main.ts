@@ -1,0 +1,96 @@
+// The hook process: `baton hook PROVIDER [--aspects a,b] [--home DIR]` with the payload on
+// stdin. Reads stdin, runs the dispatcher, writes stdout/stderr, sets the exit code. The
+// bundle entry (entry.ts) and the CLI route (`baton --home X hook ...`) both call hookMain.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { sleepSync } from '../store/fsutil.ts';
+import { resolveHome } from '../store/home.ts';
+import { parseAspects, runHook } from './dispatch.ts';
+import { shellJoin } from './shell.ts';
+
+/** Reads all of stdin synchronously (a pipe may report EAGAIN: wait and retry). */
+export function readStdinSync(): string {
+  if (process.stdin.isTTY) return '';
+  const chunks: Buffer[] = [];
+  const buf = Buffer.allocUnsafe(64 * 1024);
+  for (let idle = 0; ; ) {
+    let n: number;
+    try {
+      n = fs.readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN' && idle++ < 5000) {
+        sleepSync(1);
+        continue;
+      }
+      if (code === 'EOF' || code === 'EAGAIN') break;
+      throw e;
+    }
+    if (n <= 0) break;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** bin/baton.cjs of the running baton, absolute. */
+export function batonBinPath(): string {
+  const arg = process.argv[1];
+  if (arg) {
+    try {
+      const real = fs.realpathSync(arg);
+      if (real.endsWith('baton.cjs')) return real;
+    } catch {}
+  }
+  if (typeof __dirname !== 'undefined') return join(__dirname, '..', 'bin', 'baton.cjs');
+  return arg ?? 'baton';
+}
+
+/** The exact command line an agent pastes to publish a pointer into this store. */
+export function publisherCommandFor(home: string): string {
+  return shellJoin([process.execPath, batonBinPath(), '--home', home, 'pointer', 'publish']);
+}
+
+export interface HookArgs {
+  provider: string;
+  aspects?: string;
+  home?: string;
+}
+
+export function parseHookArgs(argv: string[]): HookArgs {
+  const out: HookArgs = { provider: '' };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--aspects') out.aspects = argv[++i];
+    else if (a.startsWith('--aspects=')) out.aspects = a.slice('--aspects='.length);
+    else if (a === '--home') out.home = argv[++i];
+    else if (a.startsWith('--home=')) out.home = a.slice('--home='.length);
+    else if (!a.startsWith('-') && !out.provider) out.provider = a;
+  }
+  return out;
+}
+
+export function hookMain(args: HookArgs): void {
+  let input = '';
+  try {
+    input = readStdinSync();
+  } catch (e) {
+    process.stderr.write(`baton: hook: HK001 cannot read stdin: ${(e as Error).message}\n`);
+    return;
+  }
+  const home = resolveHome(args.home);
+  const { aspects, unknown } = parseAspects(args.aspects);
+  if (unknown.length) process.stderr.write(`baton: hook: USAGE unknown aspect(s) ${unknown.join(', ')} ignored (known: session, prompt, pointer)\n`);
+  const out = runHook({
+    provider: args.provider,
+    aspects,
+    input,
+    env: process.env,
+    home,
+    now: new Date(),
+    publisherCommand: publisherCommandFor(home),
+    cwd: process.cwd(),
+  });
+  if (out.stdout) process.stdout.write(out.stdout);
+  if (out.stderr.length) process.stderr.write(`${out.stderr.join('\n')}\n`);
+  process.exitCode = out.exitCode;
+}

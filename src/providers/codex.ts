@@ -1,0 +1,31 @@
+// Codex CLI (`codex`): SessionStart / UserPromptSubmit / PreCompact, and no end event (the
+// session aspect is partial: episodes it opens stay open). Context goes out as plain text;
+// blocks and stops as Claude-shaped JSON (stdout starting with `{` must parse).
+import { type ProviderAdapter, shapeJson } from './types.ts';
+
+export const codex: ProviderAdapter = {
+  name: 'codex',
+  title: 'Codex CLI',
+  events: { start: 'SessionStart', prompt: 'UserPromptSubmit', 'pre-compact': 'PreCompact' },
+  closedReasons: [],
+  settings: {
+    user: { base: 'home', path: '.codex/hooks.json' },
+    project: { base: 'project', path: '.codex/hooks.json' },
+  },
+  projectDirVar: null,
+  // Codex names no project-dir variable: hooks run in the session's cwd, so find the repo root.
+  shimCommand: '"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"/.baton/hooks/codex',
+  timeoutValue: 10,
+  timeoutUnit: 'seconds',
+  budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000 },
+  installNote: 'Codex runs unmanaged hooks only after you trust them: open /hooks in Codex and trust the baton entries.',
+  shape: (ev, res) => {
+    if (res.context && !res.block && !res.stop && !res.failure && (ev.kind === 'start' || ev.kind === 'prompt')) {
+      const t = res.context;
+      // Plain text becomes a developer message; text that looks like JSON must be JSON.
+      if (/^\s*[{[]/.test(t)) return shapeJson(ev, res, { contextEvents: ['start', 'prompt'] });
+      return { stdout: t.endsWith('\n') ? t : `${t}\n`, stderr: [], exitCode: 0 };
+    }
+    return shapeJson(ev, res, { contextEvents: ['start', 'prompt'] });
+  },
+};

@@ -1,0 +1,126 @@
+// What a provider adapter is: the mapping between one agent program's hook protocol and
+// baton's provider-neutral events (hooks.md). Pure data and pure functions: adapters are
+// loaded on the hook path, so nothing here imports a library or touches the disk.
+import type { PointerHookResult } from '../pointer/hook.ts';
+
+/** baton's four lifecycle events. */
+export type HookKind = 'start' | 'prompt' | 'pre-compact' | 'end';
+export const HOOK_KINDS: readonly HookKind[] = ['start', 'prompt', 'pre-compact', 'end'];
+
+export type Aspect = 'session' | 'prompt' | 'pointer';
+export const ASPECTS: readonly Aspect[] = ['session', 'prompt', 'pointer'];
+
+/** Which events each aspect needs (hooks.md, the aspect table). */
+export const ASPECT_EVENTS: Record<Aspect, readonly HookKind[]> = {
+  session: ['start', 'end'],
+  prompt: ['prompt'],
+  pointer: ['start', 'prompt', 'pre-compact'],
+};
+
+export type Scope = 'user' | 'project' | 'local';
+
+/** A payload mapped onto baton's terms. Unknown fields are dropped, unknown strings kept. */
+export interface HookEvent {
+  kind: HookKind;
+  /** The provider's own event name, as received. */
+  providerEvent: string;
+  providerSessionId: string;
+  cwd: string | null;
+  transcriptPath: string | null;
+  model: string | null;
+  /** start: startup/resume/clear/compact/fork/... (unknown accepted). */
+  source?: string;
+  /** end: the provider's reason (unknown accepted). */
+  reason?: string;
+  /** pre-compact: manual/auto. */
+  trigger?: string;
+  /** prompt: the prompt text. */
+  prompt?: string;
+}
+
+/** What the hook process hands back to the provider. */
+export interface HookOutput {
+  stdout: string;
+  stderr: string[];
+  exitCode: number;
+}
+
+export interface ProviderAdapter {
+  name: 'claude' | 'codex' | 'gemini';
+  /** Human name for messages. */
+  title: string;
+  /** The provider's event name for each of baton's events; absent = the provider has none. */
+  events: Partial<Record<HookKind, string>>;
+  /** End reasons that mean a deliberate end (→ closed); anything else → interrupted. */
+  closedReasons: readonly string[];
+  /** Scopes and their settings files, relative to the user's home or the project root. */
+  settings: Partial<Record<Scope, { base: 'home' | 'project'; path: string }>>;
+  /** The environment variable that names the project root in a hook's command, if any. */
+  projectDirVar: string | null;
+  /** How a project-scope entry reaches the repo's shim (a shell word). */
+  shimCommand: string;
+  /** Timeout written into each entry, in the provider's unit. */
+  timeoutValue: number;
+  timeoutUnit: 'seconds' | 'milliseconds';
+  /** Total time budget per event, ms (Claude Code: SessionEnd hooks share 1.5 s). */
+  budgetMs: Partial<Record<HookKind, number>>;
+  /** Extra fields of a baton hook entry (Gemini names its hooks). */
+  entryExtras?: Record<string, unknown>;
+  /** Said after install (Codex's trust step, Gemini's re-confirmation). */
+  installNote?: string;
+  /** Turns the pointer aspect's result into this provider's stdout/stderr/exit code. */
+  shape(ev: HookEvent, res: PointerHookResult): HookOutput;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The lenient payload mapping every adapter shares: unknown fields ignored, unknown strings kept. */
+export function mapPayload(adapter: ProviderAdapter, raw: unknown): HookEvent | { error: string } {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { error: 'payload is not a JSON object' };
+  const p = raw as Record<string, unknown>;
+  const name = str(p.hook_event_name);
+  const sid = str(p.session_id);
+  if (!name) return { error: 'payload lacks hook_event_name' };
+  if (!sid) return { error: 'payload lacks session_id' };
+  const kind = (Object.keys(adapter.events) as HookKind[]).find((k) => adapter.events[k] === name);
+  if (!kind) return { error: `event ${name} is not one baton handles for ${adapter.name}` };
+  const ev: HookEvent = {
+    kind,
+    providerEvent: name,
+    providerSessionId: sid,
+    cwd: str(p.cwd) ?? null,
+    transcriptPath: str(p.transcript_path) ?? null,
+    model: str(p.model) ?? null,
+  };
+  if (kind === 'start') ev.source = str(p.source) || 'startup';
+  if (kind === 'end') ev.reason = str(p.reason) || 'other';
+  if (kind === 'pre-compact') ev.trigger = str(p.trigger) ?? '';
+  if (kind === 'prompt') ev.prompt = str(p.prompt) ?? '';
+  return ev;
+}
+
+/** closed for a reason the adapter lists as deliberate, interrupted for anything else. */
+export function outcomeOf(adapter: Pick<ProviderAdapter, 'closedReasons'>, reason: string): 'closed' | 'interrupted' {
+  return adapter.closedReasons.includes(reason) ? 'closed' : 'interrupted';
+}
+
+/** JSON output in Claude Code's shape, shared by the adapters that speak it. */
+export function shapeJson(ev: HookEvent, res: PointerHookResult, opts: { contextEvents: readonly HookKind[] }): HookOutput {
+  if (res.failure) return { stdout: '', stderr: [`baton: hook pointer: ${res.failure.code} ${res.failure.message}`], exitCode: 1 };
+  if (res.block) {
+    return {
+      stdout: `${JSON.stringify({ decision: 'block', reason: res.block.reason })}\n`,
+      stderr: [`TASK_POINTER_V2:${res.block.code}`],
+      exitCode: 2,
+    };
+  }
+  if (res.stop) {
+    const out: Record<string, unknown> = { continue: false, stopReason: res.stop.reason };
+    if (res.context && opts.contextEvents.includes(ev.kind)) out.hookSpecificOutput = { hookEventName: ev.providerEvent, additionalContext: res.context };
+    return { stdout: `${JSON.stringify(out)}\n`, stderr: [`TASK_POINTER_V2:${res.stop.code}`], exitCode: 0 };
+  }
+  if (res.context && opts.contextEvents.includes(ev.kind)) {
+    return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: ev.providerEvent, additionalContext: res.context } })}\n`, stderr: [], exitCode: 0 };
+  }
+  return { stdout: '', stderr: [], exitCode: 0 };
+}
