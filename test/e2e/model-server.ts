@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Api = 'anthropic' | 'gemini' | 'other';
+export type Api = 'anthropic' | 'gemini' | 'openai' | 'other';
 
 export interface RecordedRequest {
   api: Api;
@@ -42,7 +42,10 @@ function turnText(blocks: any[]): string {
     if (typeof b === 'string') out.push(b);
     else if (typeof b?.text === 'string') out.push(b.text);
     else if (b?.type === 'tool_result') out.push(typeof b.content === 'string' ? b.content : turnText(Array.isArray(b.content) ? b.content : []));
-    else if (b?.functionResponse) out.push(JSON.stringify(b.functionResponse.response ?? {}));
+    else if (b?.functionResponse) {
+      const r = b.functionResponse.response;
+      out.push(typeof r?.output === 'string' ? r.output : JSON.stringify(r ?? {}));
+    }
   }
   return out.join('\n');
 }
@@ -77,6 +80,18 @@ function describe(api: Api, body: any): Pick<RecordedRequest, 'main' | 'text' | 
       text: collectText([body?.systemInstruction, contents], []).join('\n'),
       lastUserText: turnText(parts),
       lastIsToolResult: parts.some((p) => p && typeof p === 'object' && 'functionResponse' in p),
+    };
+  }
+  if (api === 'openai') {
+    const input: any[] = Array.isArray(body?.input) ? body.input : [];
+    const last = input.at(-1);
+    const lastIsToolResult = last?.type === 'function_call_output';
+    const lastUser = lastIsToolResult ? undefined : [...input].reverse().find((i) => i?.role === 'user');
+    return {
+      main: Array.isArray(body?.tools) && body.tools.length > 0,
+      text: collectText([body?.instructions, input], []).join('\n'),
+      lastUserText: lastIsToolResult ? String(last.output ?? '') : collectText(lastUser?.content ?? [], []).filter((t) => t !== 'input_text').join('\n'),
+      lastIsToolResult,
     };
   }
   return { main: false, text: '', lastUserText: '', lastIsToolResult: false };
@@ -143,6 +158,26 @@ function geminiReply(res: ServerResponse, req: RecordedRequest, reply: Reply): v
   else json(res, 200, body);
 }
 
+/** The Responses API (Codex): always streamed; a shell call is an `exec_command` function call. */
+function openaiReply(res: ServerResponse, req: RecordedRequest, reply: Reply): void {
+  const id = `resp_${randomUUID().replace(/-/g, '')}`;
+  const items: any[] = [];
+  if (reply.text) items.push({ type: 'message', id: `msg_${randomUUID().replace(/-/g, '')}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] });
+  if ('shell' in reply) items.push({ type: 'function_call', id: `fc_${randomUUID().replace(/-/g, '')}`, call_id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: 'exec_command', arguments: JSON.stringify({ cmd: reply.shell }), status: 'completed' });
+  if (items.length === 0) items.push({ type: 'message', id: `msg_${randomUUID().replace(/-/g, '')}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok', annotations: [] }] });
+  const model = typeof req.body?.model === 'string' ? req.body.model : 'gpt-5';
+  const base = { id, object: 'response', model, created_at: Math.floor(Date.now() / 1000) };
+  const events: Array<{ event: string; data: unknown }> = [{ event: 'response.created', data: { type: 'response.created', response: { ...base, status: 'in_progress', output: [] } } }];
+  items.forEach((item, output_index) => {
+    events.push({ event: 'response.output_item.added', data: { type: 'response.output_item.added', output_index, item: { ...item, status: 'in_progress' } } });
+    if (item.type === 'message') events.push({ event: 'response.output_text.delta', data: { type: 'response.output_text.delta', item_id: item.id, output_index, content_index: 0, delta: item.content[0].text } });
+    events.push({ event: 'response.output_item.done', data: { type: 'response.output_item.done', output_index, item } });
+  });
+  const usage = { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 6, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 18 };
+  events.push({ event: 'response.completed', data: { type: 'response.completed', response: { ...base, status: 'completed', output: items, usage } } });
+  sse(res, events);
+}
+
 /** A JSON answer for Gemini's structured side requests (next-speaker checks, routing, loop checks). */
 function geminiStructured(req: RecordedRequest): string | undefined {
   const cfg = req.body?.generationConfig;
@@ -207,8 +242,8 @@ export class ModelServer {
       }
       const url = req.url ?? '/';
       const path = url.split('?')[0];
-      const api: Api = path.startsWith('/v1/messages') ? 'anthropic' : /\/models\/[^/]+:/.test(path) ? 'gemini' : 'other';
-      const stream = api === 'anthropic' ? body?.stream === true : path.includes(':streamGenerateContent');
+      const api: Api = path.startsWith('/v1/messages') ? 'anthropic' : /\/models\/[^/]+:/.test(path) ? 'gemini' : path.endsWith('/responses') ? 'openai' : 'other';
+      const stream = api === 'gemini' ? path.includes(':streamGenerateContent') : body?.stream === true;
       const rec: RecordedRequest = { api, method: req.method ?? 'GET', url, headers: req.headers, raw, body, stream, ...describe(api, body) };
       this.requests.push(rec);
       try {
@@ -232,6 +267,7 @@ export class ModelServer {
       const reply = structured !== undefined ? { text: structured } : ((rec.main ? this.script(rec) : undefined) ?? { text: 'ok' });
       return geminiReply(res, rec, reply);
     }
+    if (rec.api === 'openai') return openaiReply(res, rec, (rec.main ? this.script(rec) : undefined) ?? { text: 'ok' });
     if (rec.method === 'HEAD') {
       res.writeHead(200);
       res.end();
