@@ -1,5 +1,148 @@
-// `baton pointer ...` (pointer.md). Owned by the pointer work.
+// `baton pointer ...` (pointer.md): publish (request on stdin, receipt on stdout), show,
+// report [--recall REV], migrate FILE [--apply]. Wiring and formatting only; the rules
+// live in src/pointer.
+import * as fs from 'node:fs';
 import type { Command } from 'commander';
-import type { GlobalOptions } from './output.ts';
+import { fail } from '../core/errors.ts';
+import { sleepSync } from '../store/fsutil.ts';
+import { cliWriter, type Writer } from '../store/store.ts';
+import { readJournal } from '../pointer/journal.ts';
+import { applyMigration, planMigration } from '../pointer/migrate.ts';
+import { MAX_REQUEST_BYTES, publishRaw } from '../pointer/publish.ts';
+import { recallOutput, reportOutput } from '../pointer/report.ts';
+import { encodeState, readState } from '../pointer/state.ts';
+import { type GlobalOptions, openStore, run } from './output.ts';
 
-export function registerPointerCommands(_program: Command, _globals: () => GlobalOptions): void {}
+/** The publisher is run by the agent: surface cli, actor agent. */
+function agentWriter(): Writer {
+  return { ...cliWriter(), actor: 'agent' };
+}
+
+/** Reads stdin up to `limit` bytes (stops reading beyond it: the caller refuses the size). */
+export function readStdinLimited(limit: number): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const buf = Buffer.alloc(65536);
+  for (;;) {
+    let n: number;
+    try {
+      n = fs.readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') {
+        sleepSync(2);
+        continue;
+      }
+      if (code === 'EOF') break;
+      throw e;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+    total += n;
+    if (total > limit) break;
+  }
+  return Buffer.concat(chunks);
+}
+
+function parseRevision(v: string): number {
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) fail('USAGE', `--recall needs a revision number, got ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+export function registerPointerCommands(program: Command, globals: () => GlobalOptions): void {
+  const pointer = program.command('pointer').description('the task pointer: publish by compare-and-swap, show, report, migrate (pointer.md)');
+
+  pointer
+    .command('publish')
+    .description('publish the pointer: one JSON request on stdin, one JSON receipt on stdout (exit 0 ok, 2 refused)')
+    .action(() => {
+      const g = globals();
+      try {
+        const raw = readStdinLimited(MAX_REQUEST_BYTES);
+        const receipt = publishRaw(openStore(g), raw, { writer: agentWriter() });
+        process.stdout.write(`${JSON.stringify(receipt)}\n`);
+        if (!receipt.ok) {
+          const detail = 'detail' in receipt ? ` ${receipt.detail}` : '';
+          const msg = 'message' in receipt ? ` ${receipt.message}` : ` current generation ${receipt.current_generation}, revision ${receipt.current_revision}`;
+          process.stderr.write(`baton: ${receipt.error}${detail}${msg}\n`);
+          process.exitCode = 2;
+        }
+      } catch (e) {
+        const msg = e instanceof Error ? e.message : String(e);
+        process.stdout.write(`${JSON.stringify({ ok: false, error: 'WRITE_FAILED', message: msg })}\n`);
+        process.stderr.write(`baton: WRITE_FAILED ${msg}\n`);
+        process.exitCode = 2;
+      }
+    });
+
+  pointer
+    .command('show')
+    .argument('<session>', 'session id or unambiguous prefix')
+    .description('print the current pointer state (ABSENT/0 when none was published)')
+    .action((session: string) => {
+      const g = globals();
+      return run(g, () => {
+        const store = openStore(g);
+        const id = store.resolve(session);
+        const o = readState(store.dir(id), id);
+        const json = {
+          session_id: id,
+          schema_version: o.schema === 0 ? null : o.schema,
+          generation: o.generation,
+          revision: o.revision,
+          status: o.status,
+          task_id: o.task_id,
+          pointer_text: o.pointer_text,
+          updated_at: o.updated_at,
+        };
+        const text = [`SESSION_ID=${id}`, `STATUS=${o.status ?? o.generation}`, `GENERATION=${o.generation}`, `REVISION=${o.revision}`];
+        if (o.updated_at) text.push(`UPDATED_AT=${o.updated_at}`);
+        if (o.task_id) text.push(`TASK_ID=${o.task_id}`);
+        if (o.pointer_text !== null) text.push('POINTER_TEXT_BEGIN', o.pointer_text, 'POINTER_TEXT_END');
+        return { json, text };
+      });
+    });
+
+  pointer
+    .command('report')
+    .argument('<session>', 'session id or unambiguous prefix')
+    .option('--recall <rev>', 'the journal record of that revision (the text only for the current revision)')
+    .description('read-only: state, age, journal depth, revision gaps, invalid lines, the last ten records')
+    .action((session: string, opts: { recall?: string }) => {
+      const g = globals();
+      return run(g, () => {
+        const store = openStore(g);
+        const id = store.resolve(session);
+        const dir = store.dir(id);
+        const o = readState(dir, id);
+        const j = readJournal(dir);
+        const out = opts.recall !== undefined ? recallOutput(o, j, parseRevision(opts.recall), !!g.json) : reportOutput(o, j, store.clock(), !!g.json);
+        return { json: out.json, text: out.text };
+      });
+    });
+
+  pointer
+    .command('migrate')
+    .argument('<file>', 'a v1 envelope {"envelope_version":1,"session_id","task_id","text","written_at"}')
+    .option('--apply', 'write the state into the session (default: dry run, print what would be written)')
+    .description('convert a v1 pointer envelope to a state.json v3 (dry run unless --apply)')
+    .action((file: string, opts: { apply?: boolean }) => {
+      const g = globals();
+      return run(g, () => {
+        let raw: Buffer;
+        try {
+          raw = fs.readFileSync(file);
+        } catch (e) {
+          fail('USAGE', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        }
+        const store = openStore(g);
+        if (!opts.apply) {
+          const r = planMigration(store, raw);
+          if (!g.quiet) process.stderr.write(`baton: dry run, nothing written; --apply writes this state to ${r.path}\n`);
+          return { json: r, text: encodeState(r.state) };
+        }
+        const r = applyMigration(store, raw, cliWriter());
+        return { json: r, text: `wrote ${r.path}: revision ${r.state.revision}, generation ${r.state.generation}${r.journal_appended ? '' : ' (journal append failed)'}` };
+      });
+    });
+}

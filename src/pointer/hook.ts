@@ -1,6 +1,16 @@
 // The pointer aspect of the hook (pointer.md, "The three hook events"), provider-neutral.
-// Owned by the pointer work: this file fixes the interface the dispatcher calls.
-import type { FsStore } from '../store/store.ts';
+// The dispatcher (src/hooks) has ensured the session exists; it turns the result into the
+// provider's output: `context` → injected context, `block` → the prompt's block decision
+// (stderr `TASK_POINTER_V2:<CODE>`, exit 2), `stop` → stop continuing, `failure` → an
+// ordinary hook failure. Writes go through the same CAS commit as the publisher, under the
+// session mutex. Lean: this runs on every prompt (no zod, commander, SQLite, jsonc-parser).
+import type { StoredEvent } from '../core/events.ts';
+import type { FsStore, Writer } from '../store/store.ts';
+import { type WriteSource, commitUnderMutex, pointerError } from './cas.ts';
+import { RECOVERY_REQUIRED, appendRefs, renderPointerBlock, renderUnknownRecovery } from './context.ts';
+import { type JournalRecord, readJournal } from './journal.ts';
+import { CLEARED_TARGET, type Target, nextState, promptTarget } from './rules.ts';
+import { type Observed, type PointerState, type RandomBytes, newGeneration, newTaskId, observedOf, readState, systemRandom } from './state.ts';
 
 export type PointerHookEvent =
   | { kind: 'prompt' }
@@ -13,6 +23,12 @@ export interface PointerHookOptions {
   publisherCommand: string;
   /** Rendered refs appended after the pointer block at start (refs.md); given the bytes left. */
   renderRefs?: (budgetBytes: number) => string;
+  /** Who writes the pointer.* events; default `hook:unknown` (the dispatcher passes `hook:<provider>`). */
+  writer?: Writer;
+  /** Randomness for new generations and the bootstrap example's task id (tests inject it). */
+  randomBytes?: RandomBytes;
+  /** BATON_VERIFY=1: read and decide but write nothing (no mutex either); `planned` says what would be written. */
+  dryRun?: boolean;
 }
 
 export interface PointerHookResult {
@@ -24,8 +40,126 @@ export interface PointerHookResult {
   stop?: { code: string; reason: string };
   /** PreCompact input errors: an ordinary hook failure (non-zero, not 2). */
   failure?: { code: string; message: string };
+  /** Dry run only: the state writes this event would have made. */
+  planned?: PointerState[];
 }
 
-export function pointerAspect(_store: FsStore, _sessionId: string, _event: PointerHookEvent, _opts: PointerHookOptions): PointerHookResult {
-  return {};
+export const PRE_COMPACT_TRIGGERS = ['manual', 'auto'];
+
+export function pointerAspect(store: FsStore, sessionId: string, event: PointerHookEvent, opts: PointerHookOptions): PointerHookResult {
+  switch (event.kind) {
+    case 'prompt':
+      return onPrompt(store, sessionId, opts);
+    case 'start':
+      return onStart(store, sessionId, event.source, opts);
+    case 'pre-compact':
+      // The pointer was persisted when it was published: nothing to write here.
+      if (!PRE_COMPACT_TRIGGERS.includes(event.trigger)) {
+        return { failure: { code: 'INVALID_HOOK_INPUT', message: `PreCompact trigger must be manual or auto, got ${JSON.stringify(event.trigger)}` } };
+      }
+      return {};
+    default:
+      return { failure: { code: 'INVALID_HOOK_INPUT', message: `unknown pointer hook event ${JSON.stringify((event as { kind: unknown }).kind)}` } };
+  }
+}
+
+interface Applied {
+  observed: Observed;
+  events: StoredEvent[];
+  planned: PointerState[];
+}
+
+/** Re-reads under the mutex, decides with `decide`, commits; a dry run only reads. */
+function apply(store: FsStore, id: string, opts: PointerHookOptions, source: WriteSource, decide: (cur: Observed) => Target | null): Applied {
+  const dir = store.dir(id);
+  const random = opts.randomBytes ?? systemRandom;
+  const gen = () => newGeneration(random);
+  if (opts.dryRun) {
+    const cur = readState(dir, id);
+    const target = decide(cur);
+    if (!target) return { observed: cur, events: [], planned: [] };
+    const next = nextState(cur, target, opts.now, gen);
+    return { observed: observedOf(next), events: [], planned: [next] };
+  }
+  const writer = opts.writer ?? { surface: 'hook:unknown', instanceId: `hook:unknown:${id}`, actor: 'system' };
+  const r = store.locked(id, (): Applied => {
+    const cur = readState(dir, id);
+    const target = decide(cur);
+    if (!target) return { observed: cur, events: [], planned: [] };
+    const c = commitUnderMutex(store, cur, nextState(cur, target, opts.now, gen), writer, source, opts.now);
+    return { observed: observedOf(c.state, c.raw), events: c.events, planned: [] };
+  });
+  store.afterAppend(id, r.events);
+  return r;
+}
+
+function journalOf(store: FsStore, id: string, o: Observed): JournalRecord[] {
+  if (o.status !== 'DIRTY') return [];
+  try {
+    return readJournal(store.dir(id)).records.map((r) => r.record);
+  } catch {
+    return [];
+  }
+}
+
+function block(store: FsStore, id: string, o: Observed, opts: PointerHookOptions): string {
+  return renderPointerBlock({
+    observed: o,
+    publisherCommand: opts.publisherCommand,
+    now: opts.now,
+    journal: journalOf(store, id, o),
+    exampleTaskId: newTaskId(opts.randomBytes ?? systemRandom),
+  });
+}
+
+function withPlan(r: PointerHookResult, a: Applied, opts: PointerHookOptions): PointerHookResult {
+  if (opts.dryRun) r.planned = a.planned;
+  return r;
+}
+
+function onPrompt(store: FsStore, id: string, opts: PointerHookOptions): PointerHookResult {
+  let a: Applied;
+  try {
+    a = apply(store, id, opts, 'hook:prompt', promptTarget);
+  } catch (e) {
+    const pe = pointerError(e);
+    return {
+      block: {
+        code: pe.code,
+        reason: `TASK_POINTER_V2:${pe.code} the task pointer could not be marked DIRTY (${pe.message}); continuing would lose the mark. Fix it (baton pointer report ${id}) and resend the prompt.`,
+      },
+    };
+  }
+  return withPlan({ context: block(store, id, a.observed, opts) }, a, opts);
+}
+
+function onStart(store: FsStore, id: string, source: string, opts: PointerHookOptions): PointerHookResult {
+  const stop = (code: string, message: string): PointerHookResult => ({
+    stop: {
+      code: RECOVERY_REQUIRED,
+      reason: `${RECOVERY_REQUIRED}:${code} the task pointer could not be recovered after ${source} (${message}). Run \`baton pointer report ${id}\` and repair it before continuing.`,
+    },
+  });
+  if (source === 'clear') {
+    // /clear starts over: a CLEARED state with a new generation fences every older request.
+    let a: Applied;
+    try {
+      a = apply(store, id, opts, 'hook:clear', () => CLEARED_TARGET);
+    } catch (e) {
+      const pe = pointerError(e);
+      return stop(pe.code, pe.message);
+    }
+    return withPlan({ context: appendRefs(block(store, id, a.observed, opts), opts.renderRefs) }, a, opts);
+  }
+  let cur: Observed;
+  try {
+    cur = readState(store.dir(id), id);
+  } catch (e) {
+    const pe = pointerError(e);
+    if (source === 'compact') return stop(pe.code, pe.message);
+    return { context: appendRefs(renderUnknownRecovery(pe.code, id, opts.publisherCommand), opts.renderRefs) };
+  }
+  const r: PointerHookResult = { context: appendRefs(block(store, id, cur, opts), opts.renderRefs) };
+  if (opts.dryRun) r.planned = [];
+  return r;
 }
