@@ -14,3 +14,4 @@ const common = {
 
 await build({ ...common, entryPoints: ['src/hooks/entry.ts'], outfile: 'dist/hook.cjs', external: ['better-sqlite3'] });
 await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs', external: ['better-sqlite3'] });
+await build({ ...common, entryPoints: ['src/lib.ts'], outfile: 'dist/lib.cjs', external: ['better-sqlite3'] });

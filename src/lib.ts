@@ -1,0 +1,7 @@
+// The library entry (dist/lib.cjs): the store API for programs and test children that
+// need it without the command line.
+export { FsStore, cliWriter, type Writer } from './store/store.ts';
+export { scanLog } from './store/log.ts';
+export { encodeEvent, checkLine } from './core/events.ts';
+export { redactText, redactValue } from './core/redact.ts';
+export { describeWorkspace } from './store/workspace.ts';

@@ -1,0 +1,12 @@
+// A child that appends events to one session through the store API and reports each
+// acknowledged one on stdout ("ack <n>"). Args: home, session id, count (0 = forever), tag.
+'use strict';
+const { FsStore } = require('../../dist/lib.cjs');
+const [home, id, countArg, tag] = process.argv.slice(2);
+const store = new FsStore(home);
+const writer = { surface: 'cli', instanceId: 'test-children', actor: 'system' };
+const count = Number(countArg);
+for (let i = 1; count === 0 || i <= count; i++) {
+  store.append(id, { type: 'x.test', surface: 'cli', actor: 'system', payload: { tag, i, pad: 'p'.repeat(200) } }, writer);
+  process.stdout.write(`ack ${tag} ${i}\n`);
+}
