@@ -35,7 +35,7 @@ test('8 processes appending 200 events each: 1600 events, seq 1..N contiguous, c
   const lines = fs.readFileSync(join(home, 'sessions', 'conc', 'events.jsonl'), 'utf8').split('\n').filter(Boolean);
   const events = lines.map((l) => JSON.parse(l)); // throws on an interleaved line
   assert.equal(events.length, 2 + 1600);
-  events.forEach((e, i) => assert.equal(e.seq, i + 1));
+  for (const [i, e] of events.entries()) assert.equal(e.seq, i + 1);
   const mine = events.filter((e) => e.type === 'x.test').map((e) => `${e.payload.tag}:${e.payload.i}`);
   assert.equal(new Set(mine).size, 1600);
   const v = baton(['session', 'verify', 'conc', '--json'], { home });
