@@ -6,7 +6,26 @@ import { test } from 'node:test';
 import { unescapeBody } from '../src/core/escape.ts';
 import { baton, readJsonl, tmpDir, treeHash } from './helpers.ts';
 
-function ok(args: string[], home: string): any {
+interface RefJson {
+  source: string;
+  state: string;
+  source_version: number;
+  current_version: number;
+  digest: string;
+  expires_at: string;
+  truncated: boolean;
+  original_bytes: number;
+  bytes: number;
+}
+interface OkJson {
+  ok: boolean;
+  session: string;
+  ref: RefJson;
+  refs: RefJson[];
+  rendered: string;
+}
+
+function ok(args: string[], home: string): OkJson {
   const r = baton([...args, '--json'], { home });
   assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
   return r.json;
@@ -24,7 +43,7 @@ function appendTo(home: string, id: string, text: string): void {
   assert.equal(r.code, 0, r.stderr);
 }
 
-const stateOf = (home: string, dst: string, src: string): string => ok(['ref', 'list', dst], home).refs.find((r: any) => r.source === src).state;
+const stateOf = (home: string, dst: string, src: string): string => ok(['ref', 'list', dst], home).refs.find((r) => r.source === src)!.state;
 
 test('capture from A into B is fresh; an append to A makes it stale; a re-capture makes it fresh again', () => {
   const home = tmpDir();
@@ -100,7 +119,7 @@ test('ref render escapes a hostile body: one opening and one closing tag, the bo
   const json = ok(['ref', 'render', 'b', '--digest', cap.ref.digest.slice(0, 6)], home);
   assert.equal(json.rendered, r.stdout);
   assert.deepEqual(
-    json.refs.map((x: any) => x.source),
+    json.refs.map((x) => x.source),
     ['a'],
   );
 });
