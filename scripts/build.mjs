@@ -1,6 +1,27 @@
-// Bundles the two entries: dist/hook.cjs (the hot hook path: CommonJS, nothing it does
-// not need) and dist/cli.cjs (the full command line). CommonJS starts faster than ESM on Node 20.
+// Bundles the entries: dist/hook.cjs (the hot hook path: CommonJS, nothing it does not
+// need), dist/cli.cjs (the full command line) and dist/lib.cjs (the store API).
+// CommonJS starts faster than ESM on Node 20.
+import { readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
+
+// `import * as fs from 'node:fs'` bundles to a __toESM copy of the whole module, which
+// runs every lazy getter (fs.promises, ReadStream ...) and loads their modules: ~10 ms on
+// every hook. Rewrite such imports to named imports of just the members the file uses.
+const namedNodeImports = {
+  name: 'named-node-imports',
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      let src = await readFile(args.path, 'utf8');
+      src = src.replace(/^import \* as (\w+) from '(node:[\w/]+)';$/gm, (_all, ns, mod) => {
+        const used = [...new Set([...src.matchAll(new RegExp(`\\b${ns}\\.(\\w+)`, 'g'))].map((m) => m[1]))];
+        if (used.length === 0) return '';
+        const alias = (n) => `__${ns}_${n}`;
+        return `import { ${used.map((n) => `${n} as ${alias(n)}`).join(', ')} } from '${mod}'; const ${ns} = { ${used.map((n) => `${n}: ${alias(n)}`).join(', ')} };`;
+      });
+      return { contents: src, loader: 'ts' };
+    });
+  },
+};
 
 const common = {
   bundle: true,
@@ -10,8 +31,11 @@ const common = {
   sourcemap: false,
   logLevel: 'warning',
   legalComments: 'none',
+  external: ['better-sqlite3'],
+  plugins: [namedNodeImports],
+  define: { BATON_VERSION: JSON.stringify(JSON.parse(await readFile('package.json', 'utf8')).version) },
 };
 
-await build({ ...common, entryPoints: ['src/hooks/entry.ts'], outfile: 'dist/hook.cjs', external: ['better-sqlite3'] });
-await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs', external: ['better-sqlite3'] });
-await build({ ...common, entryPoints: ['src/lib.ts'], outfile: 'dist/lib.cjs', external: ['better-sqlite3'] });
+await build({ ...common, entryPoints: ['src/hooks/entry.ts'], outfile: 'dist/hook.cjs', metafile: false });
+await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs' });
+await build({ ...common, entryPoints: ['src/lib.ts'], outfile: 'dist/lib.cjs' });
