@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { unescapeBody } from '../src/core/escape.ts';
-import { baton, readJsonl, tmpDir, treeHash } from './helpers.ts';
+import { FIXTURES, baton, batonAsync, readJsonl, tmpDir, treeHash } from './helpers.ts';
 
 interface RefJson {
   source: string;
@@ -162,4 +162,68 @@ test('refusals exit 2 with their code and change nothing on disk', () => {
     assert.ok(r.stderr.startsWith(`baton: ${code} `), r.stderr);
     assert.equal(treeHash(home), before, `${args.join(' ')} changed the store`);
   }
+});
+
+test('parallel captures from one source into one target: one ref file, matching the last ref.captured event', async () => {
+  const home = tmpDir();
+  sessions(home, 'a', 'b');
+  const dir = tmpDir();
+  const runs = Array.from({ length: 6 }, (_, i) => {
+    const file = join(dir, `body-${i}.txt`);
+    fs.writeFileSync(file, `conclusion ${i}\n`);
+    return batonAsync(['ref', 'capture', '--from', 'a', '--into', 'b', '--body-file', file, '--json'], { home });
+  });
+  for (const r of await Promise.all(runs)) assert.equal(r.code, 0, r.stderr);
+  const events = readJsonl(join(home, 'sessions', 'b', 'events.jsonl')).filter((e) => e.type === 'ref.captured');
+  assert.equal(events.length, 6);
+  const stored = JSON.parse(fs.readFileSync(join(home, 'sessions', 'b', 'refs', 'a.json'), 'utf8'));
+  assert.equal(stored.seq, events.at(-1).seq);
+  assert.equal(stored.digest, events.at(-1).payload.digest);
+  assert.deepEqual(fs.readdirSync(join(home, 'sessions', 'b', 'refs')), ['a.json'], 'no temp file left behind');
+});
+
+test('the default body is the source pointer text once one is published', () => {
+  const home = tmpDir();
+  sessions(home, 'a', 'b');
+  const request = {
+    schema_version: 3,
+    session_id: 'a',
+    expected_generation: 'ABSENT',
+    expected_revision: 0,
+    task_id: '0b0e5c1e-1111-4222-8333-444455556666',
+    target_status: 'CLEAN',
+    pointer_text: 'Goal: ship\nNext: tag v1',
+  };
+  const pub = baton(['pointer', 'publish'], { home, input: JSON.stringify(request) });
+  assert.equal(pub.code, 0, pub.stdout + pub.stderr);
+  ok(['ref', 'capture', '--from', 'a', '--into', 'b'], home);
+  const out = baton(['ref', 'render', 'b'], { home }).stdout;
+  assert.ok(out.endsWith('Z\nGoal: ship\nNext: tag v1\n</session-ref>\n'), out);
+});
+
+function sessionStart(home: string, id: string): string {
+  const payload = JSON.parse(fs.readFileSync(join(FIXTURES, 'claude', 'SessionStart.startup.json'), 'utf8'));
+  const r = baton(['hook', 'claude'], { home, input: JSON.stringify({ ...payload, session_id: id, cwd: home }) });
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout).hookSpecificOutput.additionalContext;
+}
+
+test('SessionStart injects the session refs after the pointer block, each with its state, within the context limit', () => {
+  const home = tmpDir();
+  sessions(home, 'a', 'c', 'b');
+  const dir = tmpDir();
+  fs.writeFileSync(join(dir, 'small.txt'), 'the build is green\n');
+  fs.writeFileSync(join(dir, 'big.txt'), 'a long report line\n'.repeat(1000));
+  ok(['ref', 'capture', '--from', 'a', '--into', 'b', '--body-file', join(dir, 'small.txt')], home);
+  const big = ok(['ref', 'capture', '--from', 'c', '--into', 'b', '--body-file', join(dir, 'big.txt')], home);
+  appendTo(home, 'a', 'the build is red now');
+  const context = sessionStart(home, 'b');
+  assert.ok(Buffer.byteLength(context) <= 10_000);
+  assert.match(context, /^TASK_POINTER_V2/);
+  const at = context.indexOf('<session-ref source="a" state="stale"');
+  assert.ok(at > 0, context);
+  assert.ok(context.indexOf('SESSION_ID=b') < at, 'refs come after the pointer block');
+  assert.ok(context.includes('the build is green\n</session-ref>'));
+  assert.ok(context.includes(`<session-ref source="c" digest="${big.ref.digest}" state="fresh" omitted="size"/>`));
+  assert.ok(!context.includes('a long report line'));
 });
