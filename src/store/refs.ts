@@ -59,7 +59,10 @@ function isStoredRef(x: unknown): x is StoredRef {
     typeof r.digest === 'string' &&
     typeof r.expires_at === 'string' &&
     typeof r.captured_at === 'string' &&
-    Number.isSafeInteger(r.source_version)
+    Number.isSafeInteger(r.source_version) &&
+    Number.isSafeInteger(r.seq) &&
+    Number.isSafeInteger(r.original_bytes) &&
+    typeof r.truncated === 'boolean'
   );
 }
 
@@ -104,9 +107,9 @@ export function currentVersion(store: FsStore, sessionId: string): number {
     let window = Math.min(size, TAIL_WINDOW);
     while (window > 0) {
       const start = size - window;
-      const buf = Buffer.allocUnsafe(window);
-      const n = fs.readSync(fd, buf, 0, window, start);
-      let end = buf.lastIndexOf(10, n - 1);
+      const chunk = Buffer.allocUnsafe(window);
+      const buf = chunk.subarray(0, fs.readSync(fd, chunk, 0, window, start));
+      let end = buf.length > 0 ? buf.lastIndexOf(10) : -1;
       while (end >= 0) {
         const prev = end === 0 ? -1 : buf.lastIndexOf(10, end - 1);
         if (prev < 0 && start > 0) break; // this line starts before the window
