@@ -11,6 +11,7 @@ import { checkSessionId, generatedId } from '../core/ids.ts';
 import { redactValue } from '../core/redact.ts';
 import { type SessionView, type Workspace, emptyView, foldEvent } from '../core/session.ts';
 import { type Clock, isoMillis, systemClock } from '../core/time.ts';
+import { noteSessionChanged } from './feed.ts';
 import { DIR_MODE, ensureDir } from './fsutil.ts';
 import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, isValid, readLock, removeLock, replaceLock } from './lease.ts';
 import { LOG_FILE, type ScanResult, type TailState, appendLocked, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
@@ -262,6 +263,7 @@ export class FsStore {
   /** Keeps manifest.json in step with the log: patched when it was current, rebuilt otherwise. */
   afterAppend(id: string, events: StoredEvent[], full = false): void {
     if (events.length === 0) return;
+    noteSessionChanged(this.home, id);
     try {
       const dir = this.dir(id);
       const m = full || this.contextOnAppend ? null : readManifest(dir);

@@ -1,0 +1,100 @@
+// `baton session list [--state S] [--cwd DIR | --all] [--limit N]` (index.md): answered by
+// the SQLite index, caught up with the logs first; a plain scan when no index can be had.
+import { resolve } from 'node:path';
+import { fail } from '../core/errors.ts';
+import { type IndexIo, type ListedSession, listSessions } from '../index/api.ts';
+import { resolveHome } from '../store/home.ts';
+import { realDir } from '../store/workspace.ts';
+import { type CommandResult, type GlobalOptions, color, relativeTime, table } from './output.ts';
+
+export interface ListOptions {
+  state?: string;
+  cwd?: string;
+  all?: boolean;
+  limit?: string | number;
+}
+
+const STATES = ['active', 'suspended', 'archived'] as const;
+
+/** Parses --limit: a positive integer. */
+export function parseLimit(v: string | number | undefined, flag = '--limit'): number | undefined {
+  if (v === undefined) return undefined;
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isInteger(n) || n < 1 || (typeof v === 'string' && !/^\d+$/.test(v.trim()))) fail('USAGE', `${flag} must be a positive integer, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** The workspace filter: --all (none), --cwd DIR, else the current directory; always a real path. */
+export function workspaceFilter(opts: { cwd?: string; all?: boolean }): string | null {
+  if (opts.all && opts.cwd !== undefined) fail('USAGE', '--all and --cwd cannot be used together');
+  if (opts.all) return null;
+  return realDir(resolve(opts.cwd ?? process.cwd()));
+}
+
+/** stderr notes of the index (moved aside, rebuilt, unavailable), unless --quiet. */
+export function indexIo(g: GlobalOptions): IndexIo {
+  const io: IndexIo = { note: (m) => (g.quiet ? undefined : process.stderr.write(`baton: index: ${m}\n`)) };
+  if (process.stderr.isTTY && !g.quiet && !g.json) io.progress = progressBar('indexing');
+  return io;
+}
+
+/** A one-line progress bar on stderr (TTY only), cleared when done. */
+export function progressBar(label: string): (done: number, total: number) => void {
+  let last = -1;
+  return (done, total) => {
+    if (total < 50) return;
+    const pct = Math.floor((done / total) * 100);
+    if (pct === last) return;
+    last = pct;
+    const width = 30;
+    const fill = Math.round((pct / 100) * width);
+    process.stderr.write(`\r${label} [${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${pct}% ${done}/${total}`);
+    if (done >= total) process.stderr.write('\r\x1b[2K');
+  };
+}
+
+const shortHome = (p: string | null): string => {
+  if (!p) return '-';
+  const h = process.env.HOME;
+  return h && (p === h || p.startsWith(`${h}/`)) ? `~${p.slice(h.length)}` : p;
+};
+
+const cut = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+function stateCell(s: ListedSession): string {
+  if (s.corrupt) return color.red('corrupt');
+  if (s.state === 'active') return color.green('active');
+  return s.state === 'archived' ? color.dim('archived') : s.state;
+}
+
+export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult {
+  if (opts.state !== undefined && !(STATES as readonly string[]).includes(opts.state)) {
+    fail('USAGE', `--state must be one of ${STATES.join(', ')}, got ${JSON.stringify(opts.state)}`);
+  }
+  const limit = parseLimit(opts.limit);
+  const cwd = workspaceFilter(opts);
+  const home = resolveHome(g.home);
+  const { sessions } = listSessions(home, { cwd, state: opts.state as ListedSession['state'] | undefined, limit }, indexIo(g));
+  const now = Date.now();
+  const text: string[] = [];
+  if (!sessions.length) {
+    text.push(cwd === null ? 'no sessions' : `no sessions in ${shortHome(cwd)} (--all lists every workspace)`);
+  } else {
+    const rows = sessions.map((s) => [
+      s.id,
+      stateCell(s),
+      cut(s.title, 40),
+      shortHome(s.workspace),
+      relativeTime(s.last_touched_at, now),
+      String(s.events),
+      s.pointer_status ?? '-',
+      s.open_episode ? `${s.open_episode.provider || '?'} ${relativeTime(s.open_episode.opened_at, now)}` : '-',
+    ]);
+    text.push(...table(rows, ['ID', 'STATE', 'TITLE', 'WORKSPACE', 'TOUCHED', 'EVENTS', 'POINTER', 'EPISODE']));
+    const corrupt = sessions.filter((s) => s.corrupt);
+    for (const s of corrupt) text.push(color.red(`${s.id}: log corrupt at line ${s.corrupt?.line} (${s.corrupt?.reason}): run baton session verify ${s.id}`));
+    const conflicted = sessions.filter((s) => s.conflict);
+    for (const s of conflicted) text.push(color.yellow(`${s.id}: projection_conflict ${s.conflict?.detected_at}: re-projected from the log (baton doctor)`));
+  }
+  return { json: { ok: true, sessions }, text };
+}

@@ -1,0 +1,115 @@
+// The index as the rest of baton sees it: list, search, rebuild, conflicts, projects.
+// Each call opens the index (building or recovering it as db.ts says), catches it up with
+// the logs (reconcile.ts), answers, and closes. When no index can be had, listing and
+// search scan the logs instead and say so through io.note. Never writes a session folder.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { type Db, type IndexIo, buildFresh, dbPath, openIndex, withIndex } from './db.ts';
+import { type Project, type ProjectEntry, listProjects, readProjects } from './projects.ts';
+import {
+  type ListFilter,
+  type ListedSession,
+  type SearchFilter,
+  type SearchHit,
+  listFromIndex,
+  listFromRows,
+  scanRows,
+  searchByScan,
+  searchIndex,
+} from './query.ts';
+import type { RebuildStats } from './rebuild.ts';
+import { type ReconcileStats, reconcile } from './reconcile.ts';
+
+export type { IndexIo, ListFilter, ListedSession, SearchFilter, SearchHit, RebuildStats, Project };
+
+const nowOf = (io: IndexIo): number => (io.nowMs ?? Date.now)();
+
+function hasStore(home: string): boolean {
+  return fs.existsSync(join(home, 'sessions')) || fs.existsSync(dbPath(home));
+}
+
+/** Catches the index up with the logs (what every read does first). */
+export function catchUp(db: Db, home: string, io: IndexIo, fullSweep = false): ReconcileStats {
+  return reconcile(db, home, { nowMs: nowOf(io), fullSweep });
+}
+
+export function listSessions(home: string, filter: ListFilter, io: IndexIo = {}): { sessions: ListedSession[]; source: 'index' | 'scan' } {
+  if (!hasStore(home)) return { sessions: [], source: 'index' };
+  const r = withIndex(home, io, (db) => {
+    catchUp(db, home, io);
+    return listFromIndex(db, home, filter, nowOf(io));
+  });
+  if (r) return { sessions: r.value, source: 'index' };
+  return { sessions: listFromRows(scanRows(home), home, filter, nowOf(io)), source: 'scan' };
+}
+
+export function searchSessions(home: string, query: string, filter: SearchFilter, io: IndexIo = {}): { hits: SearchHit[]; source: 'index' | 'scan' } {
+  if (!hasStore(home)) return { hits: [], source: 'index' };
+  const r = withIndex(home, io, (db) => {
+    catchUp(db, home, io);
+    return searchIndex(db, query, filter);
+  });
+  if (r) return { hits: r.value, source: 'index' };
+  return { hits: searchByScan(home, query, filter), source: 'scan' };
+}
+
+/** `baton index rebuild`: a complete new index from the logs, swapped in atomically. */
+export function rebuildIndex(home: string, io: IndexIo = {}): RebuildStats {
+  return buildFresh(home, io);
+}
+
+/**
+ * The last projection conflict recorded for a session, as one line, or null. Catches that
+ * one session up first (a stat and at most its new tail). Never builds an index, never throws.
+ */
+export function indexConflictFor(home: string, id: string): string | null {
+  try {
+    if (!fs.existsSync(dbPath(home))) return null;
+    const r = withIndex(
+      home,
+      {},
+      (db) => {
+        reconcile(db, home, { nowMs: Date.now(), only: [id] });
+        const c = db.prepare('SELECT detected_at, detail FROM conflicts WHERE session = ? ORDER BY id DESC LIMIT 1').get(id) as
+          | { detected_at: string; detail: string }
+          | undefined;
+        return c ? `projection_conflict at ${c.detected_at}: ${c.detail}; the index was re-projected from the log` : null;
+      },
+      { build: false },
+    );
+    return r?.value ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Every recorded conflict (doctor, after a full stat sweep). */
+export function indexConflicts(db: Db): { session: string; detected_at: string; detail: string }[] {
+  return db.prepare('SELECT session, detected_at, detail FROM conflicts ORDER BY id').all() as { session: string; detected_at: string; detail: string }[];
+}
+
+/** Projects with their session counts (the index's workspaces, else a scan). */
+export function projectList(home: string, io: IndexIo = {}): Project[] {
+  const entries: ProjectEntry[] = readProjects(home);
+  if (!hasStore(home)) return listProjects(entries, []);
+  const r = withIndex(home, io, (db) => {
+    catchUp(db, home, io);
+    return db.prepare('SELECT cwd, git_root, count(*) AS n FROM sessions WHERE cwd IS NOT NULL GROUP BY cwd, git_root').all() as {
+      cwd: string;
+      git_root: string | null;
+      n: number;
+    }[];
+  });
+  if (r) return listProjects(entries, r.value);
+  const counts = new Map<string, { cwd: string; git_root: string | null; n: number }>();
+  for (const row of scanRows(home)) {
+    if (row.cwd === null) continue;
+    const k = `${row.cwd}\0${row.git_root ?? ''}`;
+    const c = counts.get(k) ?? { cwd: row.cwd, git_root: row.git_root, n: 0 };
+    c.n++;
+    counts.set(k, c);
+  }
+  return listProjects(entries, [...counts.values()]);
+}
+
+export { openIndex };

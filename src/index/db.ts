@@ -1,0 +1,225 @@
+// Opening `<home>/baton.db` (index.md). Source of truth: none — the database is a projection
+// of the logs, so anything wrong with it (missing, unreadable, an older schema) is answered
+// by building a new one from the logs. Who writes: one connection per process, WAL,
+// busy_timeout 5 s, synchronous=NORMAL. What a crash leaves: a WAL SQLite recovers, or a
+// `baton.db.rebuild-*` temp file that the next build removes.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { ensureDir } from '../store/fsutil.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
+import { type RebuildStats, rebuild } from './rebuild.ts';
+
+export type Db = Database.Database;
+export const DB_FILE = 'baton.db';
+const BUSY_MS = 5000;
+
+export interface IndexIo {
+  /** A line for stderr: the index was moved aside, rebuilt, or could not be had. */
+  note?: (message: string) => void;
+  /** Rebuild progress (the caller draws a bar on a TTY). */
+  progress?: (done: number, total: number) => void;
+  nowMs?: () => number;
+}
+
+export function dbPath(home: string): string {
+  return join(home, DB_FILE);
+}
+
+const errCode = (e: unknown): string => String((e as { code?: unknown })?.code ?? '');
+
+/** The file is not a database, or a damaged one: move it aside and rebuild. */
+export function isCorruption(e: unknown): boolean {
+  const c = errCode(e);
+  return c === 'SQLITE_NOTADB' || c.startsWith('SQLITE_CORRUPT');
+}
+
+/** No index can be had here (read-only or full disk, no permission): fall back to a scan. */
+export function isUnavailable(e: unknown): boolean {
+  const c = errCode(e);
+  return (
+    ['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EIO'].includes(c) ||
+    ['SQLITE_READONLY', 'SQLITE_CANTOPEN', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_PERM', 'SQLITE_AUTH', 'SQLITE_BUSY', 'SQLITE_LOCKED'].some((p) => c.startsWith(p))
+  );
+}
+
+function applyMigrations(db: Db): void {
+  for (const m of MIGRATIONS) db.exec(m.sql);
+  db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('format', ?)").run(`baton-index-${SCHEMA_VERSION}`);
+}
+
+function removeQuietly(path: string): void {
+  try {
+    fs.unlinkSync(path);
+  } catch {}
+}
+
+/** Temp files of builds that crashed, older than an hour. */
+function sweepStaleBuilds(home: string, nowMs: number): void {
+  try {
+    for (const n of fs.readdirSync(home)) {
+      if (!n.startsWith(`${DB_FILE}.rebuild-`)) continue;
+      const p = join(home, n);
+      if (nowMs - fs.statSync(p).mtimeMs > 3600_000) removeQuietly(p);
+    }
+  } catch {}
+}
+
+/**
+ * Builds a complete index from the logs into a temp file (fast pragmas, no journal) and
+ * renames it over baton.db: readers see the old index or the new one, never half of one.
+ */
+export function buildFresh(home: string, io: IndexIo = {}): RebuildStats {
+  const now = io.nowMs ?? Date.now;
+  ensureDir(home);
+  sweepStaleBuilds(home, now());
+  const target = dbPath(home);
+  const tmp = `${target}.rebuild-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  fs.closeSync(fs.openSync(tmp, 'wx', 0o600));
+  let db: Db | null = null;
+  try {
+    db = new Database(tmp);
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.pragma('cache_size = -65536');
+    applyMigrations(db);
+    const stats = rebuild(db, home, { progress: io.progress, nowMs: now() });
+    db.pragma('locking_mode = NORMAL');
+    db.pragma('journal_mode = WAL');
+    db.close();
+    db = null;
+    removeQuietly(`${target}-wal`);
+    removeQuietly(`${target}-shm`);
+    fs.renameSync(tmp, target);
+    return stats;
+  } catch (e) {
+    try {
+      db?.close();
+    } catch {}
+    removeQuietly(tmp);
+    throw e;
+  }
+}
+
+/** Moves an unreadable baton.db (and its -wal, -shm) aside; returns where it went. */
+export function moveAside(home: string, nowMs: number): string {
+  const target = dbPath(home);
+  const stamp = new Date(nowMs).toISOString().replace(/[:.]/g, '-');
+  const aside = `${target}.corrupt-${stamp}`;
+  fs.renameSync(target, aside);
+  for (const ext of ['-wal', '-shm']) {
+    try {
+      fs.renameSync(`${target}${ext}`, `${aside}${ext}`);
+    } catch {}
+  }
+  return aside;
+}
+
+/** Opens an existing baton.db; 'stale' when its schema is not the latest. Throws on corruption. */
+function openExisting(path: string): Db | 'stale' {
+  const db = new Database(path, { fileMustExist: true, timeout: BUSY_MS });
+  try {
+    db.pragma(`busy_timeout = ${BUSY_MS}`);
+    if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    if (db.pragma('user_version', { simple: true }) !== SCHEMA_VERSION) {
+      db.close();
+      return 'stale';
+    }
+    db.prepare("SELECT value FROM meta WHERE key = 'format'").get();
+    return db;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+function describe(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.split('\n')[0];
+}
+
+/**
+ * The index, ready to read: built when missing, rebuilt when its schema changed, moved
+ * aside and rebuilt when unreadable. Returns null (after a note) when no index can be had,
+ * so the caller falls back to scanning the logs.
+ */
+export function openIndex(home: string, io: IndexIo = {}, opts: { build?: boolean } = {}): Db | null {
+  const path = dbPath(home);
+  const now = io.nowMs ?? Date.now;
+  const note = io.note ?? (() => {});
+  try {
+    if (!fs.existsSync(path)) {
+      if (opts.build === false) return null;
+      buildFresh(home, io);
+    }
+    let db = openExisting(path);
+    if (db === 'stale') {
+      note('the index schema changed: rebuilding baton.db from the logs');
+      buildFresh(home, io);
+      db = openExisting(path);
+      if (db === 'stale') throw new Error('a rebuilt index has the wrong schema version');
+    }
+    return db;
+  } catch (e) {
+    if (isCorruption(e)) return recover(home, io, e);
+    if (isUnavailable(e)) {
+      note(`index unavailable (${describe(e)}): scanning the logs instead`);
+      return null;
+    }
+    throw e;
+  }
+}
+
+/** Moves a corrupt index aside and builds a new one (or gives up to the scan fallback). */
+export function recover(home: string, io: IndexIo, cause: unknown): Db | null {
+  const now = io.nowMs ?? Date.now;
+  const note = io.note ?? (() => {});
+  try {
+    const aside = moveAside(home, now());
+    note(`the index was unreadable (${describe(cause)}): moved it aside to ${aside} and rebuilt it from the logs`);
+    buildFresh(home, io);
+    const db = openExisting(dbPath(home));
+    if (db === 'stale') throw new Error('a rebuilt index has the wrong schema version');
+    return db;
+  } catch (e) {
+    if (isUnavailable(e) || isCorruption(e)) {
+      note(`index unavailable (${describe(e)}): scanning the logs instead`);
+      return null;
+    }
+    throw e;
+  }
+}
+
+/**
+ * Runs fn on the index; a corruption found while running moves the index aside, rebuilds
+ * it and runs fn once more. Null when no index can be had (the caller scans).
+ */
+export function withIndex<T>(home: string, io: IndexIo, fn: (db: Db) => T, opts: { build?: boolean } = {}): { value: T } | null {
+  let db = openIndex(home, io, opts);
+  if (!db) return null;
+  try {
+    return { value: fn(db) };
+  } catch (e) {
+    try {
+      db.close();
+    } catch {}
+    db = null;
+    if (isCorruption(e)) {
+      db = recover(home, io, e);
+      if (!db) return null;
+      return { value: fn(db) };
+    }
+    if (isUnavailable(e)) {
+      io.note?.(`index unavailable (${describe(e)}): scanning the logs instead`);
+      return null;
+    }
+    throw e;
+  } finally {
+    try {
+      db?.close();
+    } catch {}
+  }
+}

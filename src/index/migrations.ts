@@ -1,0 +1,67 @@
+// The index schema as numbered migrations (0001_init, ...). The database records how many
+// it has applied in PRAGMA user_version. The index is a projection, so a database whose
+// version differs from the latest is never migrated in place: it is rebuilt from the logs.
+
+export interface Migration {
+  id: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    id: '0001_init',
+    sql: `
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT
+) WITHOUT ROWID;
+
+-- One row per session: what listing needs, and where the projection stopped in the log.
+CREATE TABLE sessions (
+  num             INTEGER PRIMARY KEY,          -- search rows use rowid = num * 2^32 + seq
+  id              TEXT NOT NULL UNIQUE,
+  title           TEXT NOT NULL DEFAULT '',
+  title_seq       INTEGER NOT NULL DEFAULT 0,
+  cwd             TEXT,
+  git_root        TEXT,
+  created_at      TEXT NOT NULL DEFAULT '',
+  last_touched_at TEXT NOT NULL DEFAULT '',
+  events          INTEGER NOT NULL DEFAULT 0,
+  last_seq        INTEGER NOT NULL DEFAULT 0,
+  last_h          TEXT NOT NULL DEFAULT '',
+  archived        INTEGER NOT NULL DEFAULT 0,
+  lease_until     TEXT,
+  pointer_status  TEXT,
+  open_episodes   TEXT NOT NULL DEFAULT '[]',   -- JSON [{episode, provider, opened_at}]
+  corrupt         TEXT,                         -- JSON {line, offset, reason} when WS201
+  log_offset      INTEGER NOT NULL DEFAULT 0,   -- bytes of the log projected (complete lines)
+  line_start      INTEGER NOT NULL DEFAULT 0,   -- where the last projected line starts
+  log_size        INTEGER NOT NULL DEFAULT 0,   -- stat of the log when last looked at
+  log_ctime       TEXT NOT NULL DEFAULT '',
+  log_ino         TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX sessions_by_touch ON sessions (last_touched_at DESC, id);
+CREATE INDEX sessions_by_cwd ON sessions (cwd, last_touched_at DESC, id);
+
+-- A log that stopped being an extension of what was indexed (index.md).
+CREATE TABLE conflicts (
+  id          INTEGER PRIMARY KEY,
+  session     TEXT NOT NULL,
+  detected_at TEXT NOT NULL,
+  indexed_seq INTEGER NOT NULL,
+  indexed_h   TEXT NOT NULL,
+  detail      TEXT NOT NULL
+);
+CREATE INDEX conflicts_by_session ON conflicts (session, id);
+
+-- Full-text search over event text; rowid = sessions.num * 2^32 + seq.
+CREATE VIRTUAL TABLE event_text USING fts5 (
+  text,
+  type UNINDEXED,
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+`,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,174 @@
+// The projection of one session's log into what the index holds: a row for listing and
+// text rows for search. Pure: events in, a row and text operations out; the same fold
+// serves the SQLite index, its catch-up on a log's new tail, and the plain-scan fallback,
+// so all three list the same thing. Field rules follow core/session.ts foldEvent.
+import type { StoredEvent } from '../core/events.ts';
+import { redactValue, userPattern } from '../core/redact.ts';
+
+export interface OpenEpisode {
+  episode: string;
+  provider: string;
+  opened_at: string;
+}
+
+export interface CorruptMark {
+  line: number;
+  offset: number;
+  reason: string;
+}
+
+export interface SessionRow {
+  id: string;
+  title: string;
+  title_seq: number;
+  cwd: string | null;
+  git_root: string | null;
+  created_at: string;
+  last_touched_at: string;
+  events: number;
+  last_seq: number;
+  last_h: string;
+  archived: boolean;
+  lease_until: string | null;
+  pointer_status: string | null;
+  open_episodes: OpenEpisode[];
+  corrupt: CorruptMark | null;
+  /** Bytes of the log projected: complete, valid lines only. */
+  log_offset: number;
+  /** Where the last projected line starts (its h is last_h). */
+  line_start: number;
+}
+
+/** What to do to the search table: index an event's text, or re-redact earlier rows. */
+export type TextOp = { kind: 'text'; seq: number; type: string; text: string } | { kind: 'redact'; seqs: number[]; pattern: string };
+
+export function emptyRow(id: string): SessionRow {
+  return {
+    id,
+    title: '',
+    title_seq: 0,
+    cwd: null,
+    git_root: null,
+    created_at: '',
+    last_touched_at: '',
+    events: 0,
+    last_seq: 0,
+    last_h: '',
+    archived: false,
+    lease_until: null,
+    pointer_status: null,
+    open_episodes: [],
+    corrupt: null,
+    log_offset: 0,
+    line_start: 0,
+  };
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** Applies a `session redact` pattern the way every presentation does (core/session.ts presentText). */
+export function applyRedaction(text: string, pattern: string): string {
+  try {
+    return redactValue(text, [userPattern(pattern)]);
+  } catch {
+    return text; // an invalid pattern was refused at write time; nothing to apply
+  }
+}
+
+/** The searchable text of an event: context entries, prompts, titles, artifact names. */
+export function eventText(ev: StoredEvent): string {
+  const p = ev.payload ?? {};
+  switch (ev.type) {
+    case 'session.created':
+    case 'session.updated':
+      return str(p.title);
+    case 'context.appended': {
+      const tags = Array.isArray(p.tags) ? (p.tags as unknown[]).filter((t) => typeof t === 'string').join(' ') : '';
+      return tags ? `${str(p.text)}\n${tags}` : str(p.text);
+    }
+    case 'context.rewritten':
+      return str(p.summary);
+    case 'prompt.submitted':
+      return str(p.text);
+    case 'artifact.added':
+    case 'artifact.updated':
+    case 'artifact.removed':
+      return str(p.path);
+    case 'runtime.error':
+      return str(p.message);
+    default:
+      return ev.type.startsWith('x.') ? str(p.text) : '';
+  }
+}
+
+/**
+ * Folds one event (seq order, already checked contiguous) into the row; `text` receives
+ * what the search table must do. `lineStart`/`lineEnd` are the event's bytes in the log.
+ */
+export function projectEvent(row: SessionRow, ev: StoredEvent, lineStart: number, lineEnd: number, text?: (op: TextOp) => void): void {
+  const p = ev.payload ?? {};
+  row.events++;
+  row.last_seq = ev.seq;
+  row.last_h = ev.h;
+  row.last_touched_at = ev.ts;
+  row.line_start = lineStart;
+  row.log_offset = lineEnd;
+  switch (ev.type) {
+    case 'session.created': {
+      row.title = str(p.title);
+      row.title_seq = ev.seq;
+      row.created_at = ev.ts;
+      const ws = p.workspace as { cwd?: unknown; git_root?: unknown } | undefined;
+      row.cwd = ws && typeof ws.cwd === 'string' ? ws.cwd : null;
+      row.git_root = ws && typeof ws.git_root === 'string' ? ws.git_root : null;
+      break;
+    }
+    case 'session.updated':
+      if (typeof p.title === 'string') {
+        row.title = p.title;
+        row.title_seq = ev.seq;
+      }
+      break;
+    case 'session.archived':
+      row.archived = true;
+      break;
+    case 'context.rewritten':
+      if (Array.isArray(p.redacts) && typeof p.pattern === 'string') {
+        const seqs = (p.redacts as unknown[]).filter((s): s is number => typeof s === 'number');
+        if (seqs.includes(row.title_seq)) row.title = applyRedaction(row.title, p.pattern);
+        text?.({ kind: 'redact', seqs, pattern: p.pattern });
+      }
+      break;
+    case 'lock.acquired':
+    case 'lock.renewed':
+      row.lease_until = typeof p.lease_until === 'string' ? p.lease_until : row.lease_until;
+      break;
+    case 'lock.released':
+      row.lease_until = null;
+      break;
+    case 'pointer.published':
+      row.pointer_status = typeof p.status === 'string' ? p.status : row.pointer_status;
+      break;
+    case 'pointer.cleared':
+      row.pointer_status = 'CLEARED';
+      break;
+    case 'episode.opened':
+      row.open_episodes = [...row.open_episodes, { episode: str(p.episode), provider: str(p.provider), opened_at: ev.ts }];
+      break;
+    case 'episode.closed':
+      row.open_episodes = row.open_episodes.filter((e) => e.episode !== p.episode);
+      break;
+  }
+  if (text) {
+    const t = eventText(ev);
+    if (t) text({ kind: 'text', seq: ev.seq, type: ev.type, text: t });
+  }
+}
+
+export type LifecycleState = 'active' | 'suspended' | 'archived';
+
+/** The lifecycle state at `nowMs` (store.md: derived from the log's lease, never stored apart). */
+export function rowState(row: Pick<SessionRow, 'archived' | 'lease_until'>, nowMs: number): LifecycleState {
+  if (row.archived) return 'archived';
+  return row.lease_until !== null && Date.parse(row.lease_until) > nowMs ? 'active' : 'suspended';
+}

@@ -1,0 +1,218 @@
+// What the index answers (index.md): session listing and full-text search, plus the same
+// listing computed from a plain scan of the logs when no index can be had. Read-only.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { fail } from '../core/errors.ts';
+import { LOG_FILE } from '../store/log.ts';
+import type { Db } from './db.ts';
+import { readLogInto, statLog } from './logread.ts';
+import { type LifecycleState, type OpenEpisode, type SessionRow, applyRedaction, emptyRow, rowState } from './project.ts';
+import { sessionNames } from './rebuild.ts';
+import { rowFromDb, splitRowid } from './writer.ts';
+
+export interface ListFilter {
+  /** Exact real-path workspace; null for every workspace. */
+  cwd: string | null;
+  state?: LifecycleState;
+  limit?: number;
+}
+
+/** One listed session: the columns of index.md, snake_case as --json prints them. */
+export interface ListedSession {
+  id: string;
+  state: LifecycleState;
+  title: string;
+  workspace: string | null;
+  git_root: string | null;
+  created_at: string;
+  last_touched_at: string;
+  events: number;
+  last_seq: number;
+  pointer_status: string | null;
+  open_episode: OpenEpisode | null;
+  open_episodes: number;
+  corrupt: { line: number; reason: string } | null;
+  conflict: { detected_at: string; detail: string } | null;
+}
+
+/** The pointer status: state.json's when readable (the truth), else the last pointer.* event's. */
+function pointerStatus(home: string, id: string, fromLog: string | null): string | null {
+  try {
+    const st = JSON.parse(fs.readFileSync(join(home, 'sessions', id, 'state.json'), 'utf8')) as { status?: unknown };
+    if (typeof st.status === 'string') return st.status;
+  } catch {}
+  return fromLog;
+}
+
+export function present(home: string, row: SessionRow, nowMs: number, conflict: ListedSession['conflict']): ListedSession {
+  const open = row.open_episodes;
+  return {
+    id: row.id,
+    state: rowState(row, nowMs),
+    title: row.title,
+    workspace: row.cwd,
+    git_root: row.git_root,
+    created_at: row.created_at,
+    last_touched_at: row.last_touched_at,
+    events: row.events,
+    last_seq: row.last_seq,
+    pointer_status: pointerStatus(home, row.id, row.pointer_status),
+    open_episode: open.length ? open[open.length - 1] : null,
+    open_episodes: open.length,
+    corrupt: row.corrupt ? { line: row.corrupt.line, reason: row.corrupt.reason } : null,
+    conflict,
+  };
+}
+
+const byTouched = (a: SessionRow, b: SessionRow): number =>
+  a.last_touched_at < b.last_touched_at ? 1 : a.last_touched_at > b.last_touched_at ? -1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+
+export function listFromIndex(db: Db, home: string, f: ListFilter, nowMs: number): ListedSession[] {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (f.cwd !== null) {
+    where.push('cwd = ?');
+    args.push(f.cwd);
+  }
+  const nowIso = new Date(nowMs).toISOString();
+  if (f.state === 'archived') where.push('archived = 1');
+  else if (f.state === 'active') {
+    where.push('archived = 0 AND lease_until > ?');
+    args.push(nowIso);
+  } else if (f.state === 'suspended') {
+    where.push('archived = 0 AND (lease_until IS NULL OR lease_until <= ?)');
+    args.push(nowIso);
+  }
+  let sql = `SELECT * FROM sessions${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY last_touched_at DESC, id ASC`;
+  if (f.limit !== undefined) sql += ` LIMIT ${Math.floor(f.limit)}`;
+  const rows = (db.prepare(sql).all(...args) as Parameters<typeof rowFromDb>[0][]).map(rowFromDb);
+  const conflicts = new Map<string, ListedSession['conflict']>();
+  for (const c of db.prepare('SELECT session, detected_at, detail FROM conflicts ORDER BY id').all() as { session: string; detected_at: string; detail: string }[]) {
+    conflicts.set(c.session, { detected_at: c.detected_at, detail: c.detail });
+  }
+  return rows.map((r) => present(home, r, nowMs, conflicts.get(r.id) ?? null)).filter((s) => !f.state || s.state === f.state);
+}
+
+/** Every session folded straight from its log: the fallback when no index can be had. */
+export function scanRows(home: string): SessionRow[] {
+  const out: SessionRow[] = [];
+  for (const id of sessionNames(join(home, 'sessions'))) {
+    const path = join(home, 'sessions', id, LOG_FILE);
+    const st = statLog(path);
+    if (!st || st.size === 0) continue;
+    const row = emptyRow(id);
+    try {
+      readLogInto(path, row, st.size);
+    } catch {
+      continue;
+    }
+    if (row.last_seq > 0 || row.corrupt) out.push(row);
+  }
+  return out;
+}
+
+export function listFromRows(rows: SessionRow[], home: string, f: ListFilter, nowMs: number): ListedSession[] {
+  const sel = rows.filter((r) => f.cwd === null || r.cwd === f.cwd).sort(byTouched);
+  const listed = sel.map((r) => present(home, r, nowMs, null)).filter((s) => !f.state || s.state === f.state);
+  return f.limit !== undefined ? listed.slice(0, f.limit) : listed;
+}
+
+// --- search ------------------------------------------------------------------------------
+
+export interface SearchFilter {
+  cwd: string | null;
+  type?: string;
+  limit: number;
+}
+
+export interface SearchHit {
+  session: string;
+  seq: number;
+  type: string;
+  /** The matching text around the hit; matched words between \u0002 and \u0003. */
+  snippet: string;
+  score: number;
+  title: string;
+  workspace: string | null;
+}
+
+export const HIT_OPEN = '\u0002';
+export const HIT_CLOSE = '\u0003';
+
+/** The words of a user query, each quoted for FTS5 (so no user text is FTS5 syntax); `word*` keeps a prefix. */
+export function ftsQuery(q: string): string {
+  const terms: string[] = [];
+  for (const raw of q.split(/\s+/)) {
+    const prefix = raw.endsWith('*');
+    const words = raw.split(/[^\p{L}\p{N}_]+/u).filter(Boolean);
+    for (let i = 0; i < words.length; i++) terms.push(`"${words[i]}"${prefix && i === words.length - 1 ? '*' : ''}`);
+  }
+  if (!terms.length) fail('USAGE', 'the search query has no words to look for');
+  return terms.join(' ');
+}
+
+export function searchIndex(db: Db, query: string, f: SearchFilter): SearchHit[] {
+  const match = ftsQuery(query);
+  const where = ['event_text MATCH ?'];
+  const args: unknown[] = [match];
+  if (f.type) {
+    where.push('t.type = ?');
+    args.push(f.type);
+  }
+  if (f.cwd !== null) {
+    where.push('s.cwd = ?');
+    args.push(f.cwd);
+  }
+  args.push(Math.max(1, Math.floor(f.limit)));
+  const rows = db
+    .prepare(
+      `SELECT t.rowid AS rid, t.type AS type, snippet(event_text, 0, '${HIT_OPEN}', '${HIT_CLOSE}', '…', 16) AS snippet, bm25(event_text) AS score,
+         s.id AS session, s.title AS title, s.cwd AS cwd
+       FROM event_text t JOIN sessions s ON s.num = (t.rowid >> 32)
+       WHERE ${where.join(' AND ')} ORDER BY score LIMIT ?`,
+    )
+    .all(...args) as { rid: number; type: string; snippet: string; score: number; session: string; title: string; cwd: string | null }[];
+  return rows.map((r) => ({
+    session: r.session,
+    seq: splitRowid(r.rid).seq,
+    type: r.type,
+    snippet: r.snippet,
+    score: Math.round(-r.score * 1000) / 1000,
+    title: r.title,
+    workspace: r.cwd,
+  }));
+}
+
+/** Search without an index: every word as a case-insensitive substring, newest first. */
+export function searchByScan(home: string, query: string, f: SearchFilter): SearchHit[] {
+  ftsQuery(query);
+  const words = query
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}_]+/u)
+    .filter(Boolean);
+  const hits: (SearchHit & { ts: string })[] = [];
+  for (const row of scanRows(home)) {
+    if (f.cwd !== null && row.cwd !== f.cwd) continue;
+    const path = join(home, 'sessions', row.id, LOG_FILE);
+    const texts = new Map<number, { type: string; text: string }>();
+    const r = emptyRow(row.id);
+    readLogInto(path, r, statLog(path)?.size ?? 0, (op) => {
+      if (op.kind === 'text') texts.set(op.seq, { type: op.type, text: op.text });
+      else for (const s of op.seqs) {
+        const t = texts.get(s);
+        if (t) t.text = applyRedaction(t.text, op.pattern);
+      }
+    });
+    for (const [seq, t] of texts) {
+      if (f.type && t.type !== f.type) continue;
+      const low = t.text.toLowerCase();
+      if (!words.every((w) => low.includes(w))) continue;
+      const at = low.indexOf(words[0]);
+      const from = Math.max(0, at - 60);
+      const snippet = `${from > 0 ? '…' : ''}${t.text.slice(from, at)}${HIT_OPEN}${t.text.slice(at, at + words[0].length)}${HIT_CLOSE}${t.text.slice(at + words[0].length, at + 120)}`;
+      hits.push({ session: row.id, seq, type: t.type, snippet, score: 0, title: row.title, workspace: row.cwd, ts: row.last_touched_at });
+    }
+  }
+  hits.sort((a, b) => (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : b.seq - a.seq));
+  return hits.slice(0, f.limit).map(({ ts: _ts, ...h }) => h);
+}
