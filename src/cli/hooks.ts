@@ -1,5 +1,274 @@
-// `baton hook`, `install`, `uninstall`, `status`, `verify`, `doctor`, `episode`, `demo` (hooks.md). Owned by the hooks work.
+// `baton hook`, `install`, `uninstall`, `status`, `verify`, `doctor`, `episode`, `demo`
+// (hooks.md): argument parsing and output only; the rules live in src/hooks and src/providers.
 import type { Command } from 'commander';
-import type { GlobalOptions } from './output.ts';
+import { fail } from '../core/errors.ts';
+import { isoMillis } from '../core/time.ts';
+import { parseAspects } from '../hooks/dispatch.ts';
+import { demoText, runDemo } from '../hooks/demo.ts';
+import { doctor } from '../hooks/doctor.ts';
+import { appendClosure, writeFrozenContext } from '../hooks/contexts.ts';
+import { closeEpisode, loadEpisodes, openEpisode } from '../hooks/episodes.ts';
+import { readLastRun } from '../hooks/lastrun.ts';
+import { batonBinPath, hookMain } from '../hooks/main.ts';
+import { verifyProvider } from '../hooks/verify.ts';
+import { PROVIDERS, PROVIDER_NAMES, providerOf } from '../providers/index.ts';
+import { type InstallContext, type InstallReport, defaultContext, install, uninstall, wiring } from '../providers/install.ts';
+import { type Scope, outcomeOf } from '../providers/types.ts';
+import { resolveHome } from '../store/home.ts';
+import { pointerSummary } from '../store/projections.ts';
+import { cliInstanceId, cliWriter } from '../store/store.ts';
+import { type GlobalOptions, color, openStore, relativeTime, run, table } from './output.ts';
 
-export function registerHookCommands(_program: Command, _globals: () => GlobalOptions): void {}
+const SCOPES: Scope[] = ['user', 'project', 'local'];
+
+function ctxFor(g: GlobalOptions): InstallContext {
+  return defaultContext(process.cwd(), process.execPath, batonBinPath(), g.home ? resolveHome(g.home) : undefined);
+}
+
+function scopeOf(s: string | undefined): Scope {
+  const scope = (s ?? 'user') as Scope;
+  if (!SCOPES.includes(scope)) fail('USAGE', `unknown scope ${JSON.stringify(s)}: use user, project or local`);
+  return scope;
+}
+
+function aspectsOption(list: string | undefined) {
+  const { aspects, unknown } = parseAspects(list);
+  if (unknown.length) fail('USAGE', `unknown aspect(s) ${unknown.join(', ')}: use session, prompt, pointer`);
+  if (aspects.length === 0) fail('USAGE', '--aspects names no aspect: use session, prompt, pointer');
+  return aspects;
+}
+
+function installText(r: InstallReport, dryRun: boolean): string[] {
+  const out = [`${r.provider} (${r.scope} scope): ${r.file}`];
+  if (r.added.length) out.push(`  ${dryRun ? 'would add' : 'added'}: ${r.added.join(', ')}`);
+  if (r.replaced.length) out.push(`  ${dryRun ? 'would replace' : 'replaced'} an earlier baton entry: ${r.replaced.join(', ')}`);
+  if (r.kept.length) out.push(`  already wired: ${r.kept.join(', ')}`);
+  if (r.shim) out.push(`  shim: ${r.shim.path} ${r.shim.written ? (dryRun ? '(would write)' : '(written)') : '(up to date)'}`);
+  if (r.backup) out.push(`  backup: ${r.backup}`);
+  if (!r.changed && !r.shim?.written) out.push('  nothing to change');
+  if (dryRun && r.diff) out.push(r.diff);
+  if (r.note) out.push(r.note);
+  return out;
+}
+
+export function registerHookCommands(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('hook')
+    .description('run the hook for a provider (what installed entries call; payload on stdin)')
+    .argument('<provider>', PROVIDER_NAMES.join(' | '))
+    .option('--aspects <list>', 'aspects to run: session,prompt,pointer (default all)')
+    .action((provider: string, o) => hookMain({ provider, aspects: o.aspects, home: globals().home }));
+
+  program
+    .command('install')
+    .description("add baton's hook entries to a provider's settings file")
+    .argument('<provider>', PROVIDER_NAMES.join(' | '))
+    .option('--scope <scope>', 'user | project | local', 'user')
+    .option('--aspects <list>', 'aspects to run: session,prompt,pointer (default all)')
+    .option('--dry-run', 'print the diff, change nothing')
+    .option('--force', 'replace an earlier baton entry that differs')
+    .action((name: string, o) =>
+      run(globals(), () => {
+        const adapter = providerOf(name);
+        const scope = scopeOf(o.scope);
+        const aspects = aspectsOption(o.aspects);
+        const ctx = ctxFor(globals());
+        // An earlier baton's differing entry is reported, not overwritten: refuse before writing anything.
+        const plan = install(adapter, scope, aspects, ctx, { dryRun: true, force: !!o.force });
+        if (plan.differing.length && !o.force) {
+          fail(
+            'HK101',
+            `${plan.file} already has baton entries that differ from this install (${plan.differing.map((d) => `${d.event}: ${d.command}`).join('; ')}); nothing changed. Replace them with: baton install ${name} --scope ${scope}${o.aspects ? ` --aspects ${o.aspects}` : ''} --force`,
+            { file: plan.file, differing: plan.differing },
+          );
+        }
+        const r = o.dryRun ? plan : install(adapter, scope, aspects, ctx, { force: !!o.force });
+        return { json: { ok: true, dry_run: !!o.dryRun, ...r }, text: installText(r, !!o.dryRun) };
+      }),
+    );
+
+  program
+    .command('uninstall')
+    .description("remove exactly baton's hook entries from a provider's settings")
+    .argument('<provider>', PROVIDER_NAMES.join(' | '))
+    .option('--scope <scope>', 'user | project | local (default: every scope of the provider)')
+    .option('--dry-run', 'print the diff, change nothing')
+    .action((name: string, o) =>
+      run(globals(), () => {
+        const adapter = providerOf(name);
+        const scopes = o.scope ? [scopeOf(o.scope)] : (Object.keys(adapter.settings) as Scope[]);
+        const ctx = ctxFor(globals());
+        const reports = scopes.map((s) => uninstall(adapter, s, ctx, { dryRun: !!o.dryRun }));
+        const text: string[] = [];
+        for (const r of reports) {
+          text.push(`${r.provider} (${r.scope} scope): ${r.file}: ${r.removed ? `${o.dryRun ? 'would remove' : 'removed'} ${r.removed} entr${r.removed === 1 ? 'y' : 'ies'}` : 'no baton entries'}`);
+          if (r.diff) text.push(r.diff);
+        }
+        return { json: { ok: true, dry_run: !!o.dryRun, results: reports }, text };
+      }),
+    );
+
+  program
+    .command('status')
+    .description('wiring per provider and aspect, and when each hook last ran')
+    .action(() =>
+      run(globals(), () => {
+        const g = globals();
+        const home = resolveHome(g.home);
+        const ctx = ctxFor(g);
+        const rows = PROVIDER_NAMES.flatMap((p) => wiring(PROVIDERS[p], ctx)).map((r) => ({ ...r, last_run: readLastRun(home, r.provider, r.aspect) }));
+        const now = Date.now();
+        const text = table(
+          rows.map((r) => [
+            r.row,
+            r.state,
+            r.scopes.join(',') || '-',
+            r.last_run ? `${relativeTime(r.last_run.at, now)} (${r.last_run.event} ${r.last_run.result})` : '-',
+            r.state === 'partial' ? `missing ${r.missing.join(', ')}` : r.state === 'foreign' ? r.foreign[0] : '',
+          ]),
+          ['HOOK', 'STATE', 'SCOPE', 'LAST RUN', 'DETAIL'],
+        );
+        return { json: { ok: true, rows }, text };
+      }),
+    );
+
+  program
+    .command('verify')
+    .description('run each installed entry as configured with a synthetic payload; writes nothing')
+    .argument('[provider]', PROVIDER_NAMES.join(' | '))
+    .action((name: string | undefined) =>
+      run(globals(), () => {
+        const g = globals();
+        const providers = name ? [providerOf(name)] : PROVIDER_NAMES.map((p) => PROVIDERS[p]);
+        const ctx = ctxFor(g);
+        const env: NodeJS.ProcessEnv = { ...process.env, BATON_HOME: resolveHome(g.home) };
+        const rows = providers.flatMap((a) => verifyProvider(a, ctx, env));
+        const failed = rows.filter((r) => !r.ok);
+        const text = rows.length
+          ? table(
+              rows.map((r) => [r.provider, r.scope, r.event, r.ok ? color.green('ok') : color.red('FAIL'), `${r.ms} ms / ${r.budget_ms} ms`, r.problems.join('; ')]),
+              ['PROVIDER', 'SCOPE', 'EVENT', 'RESULT', 'TIME / BUDGET', 'PROBLEM'],
+            )
+          : [`no baton hook entries found${name ? ` for ${name}` : ''}: install them with baton install ${name ?? 'claude'}`];
+        return { json: { ok: rows.length > 0 && failed.length === 0, entries: rows }, text, exitCode: rows.length === 0 || failed.length ? 2 : 0 };
+      }),
+    );
+
+  program
+    .command('doctor')
+    .description('store size, index health, corrupt logs, idle episodes, wiring, Node, disk')
+    .action(() =>
+      run(globals(), () => {
+        const g = globals();
+        const home = resolveHome(g.home);
+        const r = doctor(home, ctxFor(g), new Date());
+        const mb = (n: number) => `${(n / 1048576).toFixed(2)} MiB`;
+        const text = [
+          `store      ${home}${r.store_exists ? '' : ' (not created yet)'}`,
+          `sessions   ${r.sessions}`,
+          `size       logs ${mb(r.sizes.logs)} (prompts ${mb(r.sizes.prompts_in_logs)} of it), contexts ${mb(r.sizes.contexts)}, artifacts ${mb(r.sizes.artifacts)}, index ${mb(r.sizes.index)}, other ${mb(r.sizes.other)}`,
+          `index      ${r.index.present ? (r.index.ok ? 'ok' : 'needs attention') : 'absent'}${r.index.conflicts.length ? `, ${r.index.conflicts.length} conflict(s)` : ''}`,
+          `logs       ${r.corrupt_logs.length} corrupt, ${r.torn_logs.length} torn`,
+          `episodes   ${r.open_episodes.length} open`,
+          `wiring     ${r.wiring.map((w) => `${w.row}=${w.state}`).join(' ')}`,
+          `node       ${r.node.version}${r.node.ok ? '' : ' (too old)'}`,
+          `disk       ${r.disk.free_bytes === null ? '-' : `${mb(r.disk.free_bytes)} free`}`,
+          '',
+          ...(r.problems.length
+            ? [`${r.problems.length} problem(s):`, ...r.problems.flatMap((p) => [`  - ${p.message}`, `    fix: ${p.fix}`])]
+            : ['healthy']),
+        ];
+        return { json: { ok: r.problems.length === 0, ...r }, text, exitCode: r.problems.length ? 2 : 0 };
+      }),
+    );
+
+  const episode = program.command('episode').description('open or close an episode by hand (hooks do it on start/end)');
+  episode
+    .command('open')
+    .argument('<session>', 'session id or unambiguous prefix')
+    .option('--if-open', 'an open episode is not an error: keep it')
+    .description('open an episode (EP001 when one is already open)')
+    .action((sid: string, o) =>
+      run(globals(), () => {
+        const store = openStore(globals());
+        const id = store.resolve(sid);
+        const open = loadEpisodes(store.dir(id)).open;
+        if (open.length) {
+          if (!o.ifOpen) fail('EP001', `session ${id} already has an open episode (${open[open.length - 1].episode}); pass --if-open to accept it`, { episode: open[open.length - 1].episode });
+          return { json: { ok: true, opened: false, episode: open[open.length - 1] }, text: `episode ${open[open.length - 1].episode} is already open` };
+        }
+        const now = new Date();
+        const writer = cliWriter();
+        const r = openEpisode(
+          store,
+          id,
+          {
+            provider: 'cli',
+            providerSessionId: cliInstanceId(),
+            source: 'manual',
+            freeze: (ep) =>
+              writeFrozenContext(store.dir(id), {
+                session: id,
+                episode: ep,
+                provider: 'cli',
+                providerSessionId: cliInstanceId(),
+                source: 'manual',
+                now,
+                injected: '',
+                note: 'opened by hand with baton episode open',
+              }),
+          },
+          writer,
+          now,
+        );
+        return { json: { ok: true, opened: r.opened, episode: r.episode }, text: `opened episode ${r.episode.episode}` };
+      }),
+    );
+  episode
+    .command('close')
+    .argument('<session>', 'session id or unambiguous prefix')
+    .option('--reason <reason>', 'why it ended (a deliberate reason → closed, any other → interrupted)', 'manual')
+    .option('--episode <id>', 'which open episode (default: the most recent)')
+    .option('--if-none', 'no open episode is not an error')
+    .description('close the open episode (EP002 when none is open)')
+    .action((sid: string, o) =>
+      run(globals(), () => {
+        const store = openStore(globals());
+        const id = store.resolve(sid);
+        const now = new Date();
+        const reason = String(o.reason);
+        const r = closeEpisode(
+          store,
+          id,
+          (open) => (o.episode ? open.find((e) => e.episode === o.episode) : open[open.length - 1]),
+          reason,
+          (ep) => (reason === 'manual' || (PROVIDERS[ep.provider] ? outcomeOf(PROVIDERS[ep.provider], reason) === 'closed' : false) ? 'closed' : 'interrupted'),
+          cliWriter(),
+          now,
+        );
+        if (!r) {
+          if (!o.ifNone) fail('EP002', `session ${id} has no open episode${o.episode ? ` named ${o.episode}` : ''}; pass --if-none to accept that`);
+          return { json: { ok: true, closed: false }, text: 'no open episode: nothing written' };
+        }
+        try {
+          appendClosure(store.dir(id), r.episode.context_file, { reason, outcome: r.outcome, durationMs: r.duration_ms, prompts: r.prompts, now, pointer: pointerSummary(store.dir(id)) });
+        } catch {}
+        return {
+          json: { ok: true, closed: true, episode: r.episode.episode, reason, outcome: r.outcome, duration_ms: r.duration_ms, prompts: r.prompts, at: isoMillis(now) },
+          text: `closed episode ${r.episode.episode}: ${r.outcome}`,
+        };
+      }),
+    );
+
+  program
+    .command('demo')
+    .description('play a scripted Claude Code session through the real hook in a temporary store')
+    .option('--keep', 'keep the temporary store and print its path')
+    .action((o) =>
+      run(globals(), () => {
+        const r = runDemo(process.execPath, batonBinPath(), { keep: !!o.keep });
+        const failed = r.steps.some((s) => s.exit_code !== 0);
+        return { json: { ok: !failed, ...r }, text: demoText(r), exitCode: failed ? 1 : 0 };
+      }),
+    );
+}

@@ -1,0 +1,311 @@
+// Install, uninstall and wiring status of baton's hook entries in a provider's settings
+// file (hooks.md, Install/status). Source of truth: the settings files themselves; baton
+// keeps no record of what it installed. An entry is baton's when its command runs
+// `baton ... hook <provider>` or the repo's `.baton/hooks/<provider>` shim; it is *this*
+// baton's when it is exactly the command this install would write. Writes: a backup
+// beside the file, then an atomic replace keeping the file's mode. CLI only.
+import * as fs from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fail } from '../core/errors.ts';
+import { shellJoin } from '../hooks/shell.ts';
+import { describeWorkspace } from '../store/workspace.ts';
+import { type HookEntryRef, addGroup, lineDiff, listEntries, removeEntries, replaceCommand } from './settings.ts';
+import { shimText } from './shim.ts';
+import { ASPECTS, ASPECT_EVENTS, type Aspect, type HookKind, type ProviderAdapter, type Scope } from './types.ts';
+
+export interface InstallContext {
+  /** The user's home (settings of user scope). */
+  userHome: string;
+  /** The project root (git root of the cwd, else the cwd). */
+  projectRoot: string;
+  /** Absolute node and bin/baton.cjs, for user-scope commands. */
+  node: string;
+  bin: string;
+  /** --home given explicitly: user-scope commands carry it. */
+  storeHome?: string;
+}
+
+export function defaultContext(cwd: string, node: string, bin: string, storeHome?: string): InstallContext {
+  const ws = describeWorkspace(cwd);
+  return { userHome: process.env.HOME || homedir(), projectRoot: ws.git_root ?? ws.cwd, node, bin, storeHome };
+}
+
+export function settingsPath(adapter: ProviderAdapter, scope: Scope, ctx: InstallContext): string {
+  const s = adapter.settings[scope];
+  if (!s) {
+    fail('USAGE', `${adapter.name} has no ${scope} scope: use ${Object.keys(adapter.settings).join(' or ')}`, { scopes: Object.keys(adapter.settings) });
+  }
+  return join(s.base === 'home' ? ctx.userHome : ctx.projectRoot, s.path);
+}
+
+export function shimPath(adapter: ProviderAdapter, ctx: InstallContext): string {
+  return join(ctx.projectRoot, '.baton', 'hooks', adapter.name);
+}
+
+const allAspects = (a: readonly Aspect[]): boolean => ASPECTS.every((x) => a.includes(x));
+
+/** The command an entry of this scope runs (the aspects flag only when not all three). */
+export function commandFor(adapter: ProviderAdapter, scope: Scope, aspects: readonly Aspect[], ctx: InstallContext): string {
+  const base =
+    scope === 'user'
+      ? shellJoin([ctx.node, ctx.bin, 'hook', adapter.name, ...(ctx.storeHome ? ['--home', ctx.storeHome] : [])])
+      : adapter.shimCommand;
+  return allAspects(aspects) ? base : `${base} --aspects ${ASPECTS.filter((a) => aspects.includes(a)).join(',')}`;
+}
+
+/** Whether a command is any baton's hook entry for this provider. */
+export function isBatonCommand(command: string, provider: string): boolean {
+  if (command.includes(`.baton/hooks/${provider}`)) return true;
+  return new RegExp(`(^|[\\s'"/])baton(\\.cjs)?['"]?(\\s+--home\\s+\\S+)?\\s+hook\\s+['"]?${provider}\\b`).test(command);
+}
+
+/** The aspects an installed command runs (all three without the flag). */
+export function aspectsOf(command: string): Aspect[] {
+  const m = /--aspects[= ]+['"]?([a-z,]+)/.exec(command);
+  if (!m) return [...ASPECTS];
+  const names = m[1].split(',');
+  return ASPECTS.filter((a) => names.includes(a));
+}
+
+const stripAspects = (command: string): string => command.replace(/\s+--aspects[= ]+['"]?[a-z,]+['"]?/, '');
+
+/** The provider events the chosen aspects need (only those the provider has). */
+export function eventsFor(adapter: ProviderAdapter, aspects: readonly Aspect[]): { kind: HookKind; event: string }[] {
+  const kinds = new Set<HookKind>();
+  for (const a of aspects) for (const k of ASPECT_EVENTS[a]) kinds.add(k);
+  const out: { kind: HookKind; event: string }[] = [];
+  for (const k of ['start', 'prompt', 'pre-compact', 'end'] as HookKind[]) {
+    const ev = adapter.events[k];
+    if (kinds.has(k) && ev) out.push({ kind: k, event: ev });
+  }
+  return out;
+}
+
+function groupFor(adapter: ProviderAdapter, command: string): Record<string, unknown> {
+  return { hooks: [{ type: 'command', ...(adapter.entryExtras ?? {}), command, timeout: adapter.timeoutValue }] };
+}
+
+export interface InstallReport {
+  provider: string;
+  scope: Scope;
+  file: string;
+  changed: boolean;
+  added: string[];
+  kept: string[];
+  replaced: string[];
+  /** Earlier baton entries that differ: reported, not overwritten (without --force). */
+  differing: { event: string; command: string; expected: string }[];
+  shim: { path: string; written: boolean } | null;
+  backup: string | null;
+  diff?: string;
+  note?: string;
+}
+
+export function readText(path: string): string | null {
+  try {
+    return fs.readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/** Atomic replace in the same folder, keeping the file's mode (0644 for a new file). */
+export function writeTextAtomic(path: string, text: string, mode?: number): void {
+  let keep = mode ?? 0o644;
+  try {
+    keep = mode ?? fs.statSync(path).mode & 0o777;
+  } catch {}
+  fs.mkdirSync(dirname(path), { recursive: true });
+  const tmp = join(dirname(path), `.${path.slice(dirname(path).length + 1)}.baton-${process.pid}-${Date.now().toString(36)}.tmp`);
+  const fd = fs.openSync(tmp, 'wx', keep);
+  try {
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.chmodSync(tmp, keep);
+    fs.renameSync(tmp, path);
+  } catch (e) {
+    try {
+      fs.unlinkSync(tmp);
+    } catch {}
+    throw e;
+  }
+}
+
+export const backupPath = (file: string): string => `${file}.baton-backup`;
+
+export function install(
+  adapter: ProviderAdapter,
+  scope: Scope,
+  aspects: readonly Aspect[],
+  ctx: InstallContext,
+  opts: { dryRun?: boolean; force?: boolean } = {},
+): InstallReport {
+  const file = settingsPath(adapter, scope, ctx);
+  const before = readText(file);
+  let text = before ?? '';
+  const command = commandFor(adapter, scope, aspects, ctx);
+  const report: InstallReport = { provider: adapter.name, scope, file, changed: false, added: [], kept: [], replaced: [], differing: [], shim: null, backup: null };
+  for (const { event } of eventsFor(adapter, aspects)) {
+    const ours: HookEntryRef[] = listEntries(text, file).filter((e) => e.event === event && isBatonCommand(e.command, adapter.name));
+    if (ours.some((e) => e.command === command)) {
+      report.kept.push(event);
+      continue;
+    }
+    if (ours.length > 0) {
+      if (opts.force) {
+        text = replaceCommand(text, ours[0], command);
+        report.replaced.push(event);
+      } else {
+        for (const e of ours) report.differing.push({ event, command: e.command, expected: command });
+      }
+      continue;
+    }
+    text = addGroup(text, event, groupFor(adapter, command), file);
+    report.added.push(event);
+  }
+  report.changed = text !== (before ?? '');
+  if (scope !== 'user') {
+    const sp = shimPath(adapter, ctx);
+    const want = shimText(adapter.name);
+    report.shim = { path: sp, written: readText(sp) !== want };
+    if (report.shim.written && !opts.dryRun) {
+      writeTextAtomic(sp, want, 0o755);
+    }
+  }
+  if (opts.dryRun) {
+    report.diff = report.changed ? lineDiff(before ?? '', text, file) : '';
+  } else if (report.changed) {
+    if (before !== null) {
+      writeTextAtomic(backupPath(file), before);
+      report.backup = backupPath(file);
+    }
+    writeTextAtomic(file, text);
+  }
+  report.note = adapter.installNote;
+  return report;
+}
+
+export interface UninstallReport {
+  provider: string;
+  scope: Scope;
+  file: string;
+  removed: number;
+  backup: string | null;
+  diff?: string;
+}
+
+export function uninstall(adapter: ProviderAdapter, scope: Scope, ctx: InstallContext, opts: { dryRun?: boolean } = {}): UninstallReport {
+  const file = settingsPath(adapter, scope, ctx);
+  const before = readText(file);
+  const report: UninstallReport = { provider: adapter.name, scope, file, removed: 0, backup: null };
+  if (before === null) return report;
+  const { text, removed } = removeEntries(before, (c) => isBatonCommand(c, adapter.name), file);
+  report.removed = removed;
+  if (text === before) return report;
+  if (opts.dryRun) report.diff = lineDiff(before, text, file);
+  else {
+    writeTextAtomic(backupPath(file), before);
+    report.backup = backupPath(file);
+    writeTextAtomic(file, text);
+  }
+  return report;
+}
+
+export type WiringState = 'wired' | 'partial' | 'absent' | 'foreign' | 'unsupported';
+
+export interface WiringRow {
+  row: string;
+  provider: string;
+  aspect: Aspect;
+  state: WiringState;
+  scopes: Scope[];
+  missing: string[];
+  foreign: string[];
+}
+
+/** One row per aspect: `claude` (prompt), `claude:session`, `claude:pointer`. */
+export function rowName(provider: string, aspect: Aspect): string {
+  return aspect === 'prompt' ? provider : `${provider}:${aspect}`;
+}
+
+export function wiring(adapter: ProviderAdapter, ctx: InstallContext): WiringRow[] {
+  const found: { scope: Scope; entry: HookEntryRef; ours: boolean }[] = [];
+  for (const scope of Object.keys(adapter.settings) as Scope[]) {
+    const file = settingsPath(adapter, scope, ctx);
+    const text = readText(file);
+    if (text === null) continue;
+    let entries: HookEntryRef[];
+    try {
+      entries = listEntries(text, file);
+    } catch {
+      continue;
+    }
+    const mine = stripAspects(commandFor(adapter, scope, ASPECTS, ctx));
+    for (const e of entries) {
+      if (!isBatonCommand(e.command, adapter.name)) continue;
+      found.push({ scope, entry: e, ours: stripAspects(e.command) === mine });
+    }
+  }
+  const rows: WiringRow[] = [];
+  for (const aspect of ['prompt', 'session', 'pointer'] as Aspect[]) {
+    const kinds = ASPECT_EVENTS[aspect];
+    const supported = kinds.filter((k) => adapter.events[k]);
+    const row: WiringRow = { row: rowName(adapter.name, aspect), provider: adapter.name, aspect, state: 'absent', scopes: [], missing: [], foreign: [] };
+    if (supported.length === 0) {
+      row.state = 'unsupported';
+      rows.push(row);
+      continue;
+    }
+    let wired = 0;
+    for (const k of kinds) {
+      const event = adapter.events[k];
+      if (!event) {
+        row.missing.push(`${k} (${adapter.name} has no such event)`);
+        continue;
+      }
+      const hits = found.filter((f) => f.entry.event === event && aspectsOf(f.entry.command).includes(aspect));
+      const ours = hits.filter((h) => h.ours);
+      if (ours.length) {
+        wired++;
+        for (const h of ours) if (!row.scopes.includes(h.scope)) row.scopes.push(h.scope);
+      } else {
+        row.missing.push(event);
+        for (const h of hits) row.foreign.push(`${h.scope} ${event}: ${h.entry.command}`);
+      }
+    }
+    if (wired === kinds.length) row.state = 'wired';
+    else if (wired > 0) row.state = 'partial';
+    else if (row.foreign.length) row.state = 'foreign';
+    else row.state = 'absent';
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** Every baton entry of a provider across its scopes (verify runs each of them). */
+export function batonEntries(adapter: ProviderAdapter, ctx: InstallContext): { scope: Scope; file: string; entry: HookEntryRef; kind: HookKind; timeout?: number }[] {
+  const out: { scope: Scope; file: string; entry: HookEntryRef; kind: HookKind }[] = [];
+  for (const scope of Object.keys(adapter.settings) as Scope[]) {
+    const file = settingsPath(adapter, scope, ctx);
+    const text = readText(file);
+    if (text === null) continue;
+    let entries: HookEntryRef[];
+    try {
+      entries = listEntries(text, file);
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (!isBatonCommand(e.command, adapter.name)) continue;
+      const kind = (Object.keys(adapter.events) as HookKind[]).find((k) => adapter.events[k] === e.event);
+      if (kind) out.push({ scope, file, entry: e, kind });
+    }
+  }
+  return out;
+}
