@@ -76,7 +76,25 @@ export function rotateIfNeeded(dir: string): boolean {
 /** Rotates when due, then appends one line (one write, fsync). Throws on failure. */
 export function appendJournal(dir: string, record: JournalRecord): void {
   rotateIfNeeded(dir);
-  appendDurable(journalPath(dir), `${JSON.stringify(record)}\n`);
+  // A torn last line (a crash mid-append) is closed first, so the new record stays whole.
+  const sep = endsTorn(journalPath(dir)) ? '\n' : '';
+  appendDurable(journalPath(dir), `${sep}${JSON.stringify(record)}\n`);
+}
+
+function endsTorn(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(path, 'r');
+    const size = fs.fstatSync(fd).size;
+    if (size === 0) return false;
+    const b = Buffer.alloc(1);
+    fs.readSync(fd, b, 0, 1, size - 1);
+    return b[0] !== 0x0a;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 export interface StoredRecord {
