@@ -255,24 +255,22 @@ export class ModelServer {
   }
 
   private answer(rec: RecordedRequest, path: string, res: ServerResponse): void {
+    const scripted = (fallback: string): Reply => (rec.main ? this.script(rec) : undefined) ?? { text: fallback };
     if (rec.api === 'anthropic') {
-      if (path.endsWith('/count_tokens')) return json(res, 200, { input_tokens: 12 });
-      const reply = (rec.main ? this.script(rec) : undefined) ?? { text: rec.main ? 'ok' : 'Stand-in title' };
-      return anthropicReply(res, rec, reply);
-    }
-    if (rec.api === 'gemini') {
-      if (path.endsWith(':countTokens')) return json(res, 200, { totalTokens: 12 });
-      if (path.endsWith(':embedContent')) return json(res, 200, { embedding: { values: [0] } });
+      if (path.endsWith('/count_tokens')) json(res, 200, { input_tokens: 12 });
+      else anthropicReply(res, rec, scripted(rec.main ? 'ok' : 'Stand-in title'));
+    } else if (rec.api === 'gemini') {
       const structured = rec.main ? undefined : geminiStructured(rec);
-      const reply = structured !== undefined ? { text: structured } : ((rec.main ? this.script(rec) : undefined) ?? { text: 'ok' });
-      return geminiReply(res, rec, reply);
-    }
-    if (rec.api === 'openai') return openaiReply(res, rec, (rec.main ? this.script(rec) : undefined) ?? { text: 'ok' });
-    if (rec.method === 'HEAD') {
+      if (path.endsWith(':countTokens')) json(res, 200, { totalTokens: 12 });
+      else if (path.endsWith(':embedContent')) json(res, 200, { embedding: { values: [0] } });
+      else geminiReply(res, rec, structured !== undefined ? { text: structured } : scripted('ok'));
+    } else if (rec.api === 'openai') {
+      openaiReply(res, rec, scripted('ok'));
+    } else if (rec.method === 'HEAD') {
       res.writeHead(200);
       res.end();
-      return;
+    } else {
+      json(res, 404, { error: { message: `stand-in model server: nothing at ${rec.method} ${rec.url}` } });
     }
-    json(res, 404, { error: { message: `stand-in model server: nothing at ${rec.method} ${rec.url}` } });
   }
 }

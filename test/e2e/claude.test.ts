@@ -1,0 +1,241 @@
+// Claude Code 2.1.328, the real program, driven offline by the stand-in model server, with
+// baton installed into a temporary HOME by `baton install claude` as a user would. One
+// story in order: each test continues the session the previous ones left.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { treeHash } from '../helpers.ts';
+import { type AgentRun, agentsInstalled, CLAUDE_VERSION, canMountReadOnly, claude, newUser, readOnlyWrap, type User, userBaton } from './agents.ts';
+import { ModelServer } from './model-server.ts';
+import { newestPointerBlock, pointerBlocks, receiptIn } from './pointer-agent.ts';
+import { type AgentPlan, contextFiles, diligentAgent, events, mainSince, ofType, pointerState, sessionDir } from './scenario.ts';
+
+const installed = agentsInstalled().claude;
+const skip = installed ? false : `Claude Code ${CLAUDE_VERSION} is not installed in .e2e/agents (run npm run test:e2e)`;
+
+const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd'];
+
+function assertRan(run: AgentRun, what: string): void {
+  assert.equal(run.timedOut, false, `${what}: claude was killed after the timeout\n${run.stderr}`);
+  assert.equal(run.code, 0, `${what}: claude exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+}
+
+describe(`Claude Code ${CLAUDE_VERSION} with baton installed (offline)`, { skip }, () => {
+  let server: ModelServer;
+  let user: User;
+  let plan: AgentPlan = {};
+  let id = '';
+  const PTR1 = 'Goal: ship the e2e suite\nNext: write the first scenario';
+  const PTR2 = 'Goal: ship the e2e suite\nNext: resume and compact';
+
+  before(async () => {
+    server = await new ModelServer().start();
+    server.script = diligentAgent(() => plan);
+    user = newUser();
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  test('baton install claude wires every event into ~/.claude/settings.json and baton verify passes against it', () => {
+    const inst = userBaton(['install', 'claude'], user);
+    assert.equal(inst.code, 0, `install failed: ${inst.stderr}${inst.stdout}`);
+    const settings = JSON.parse(fs.readFileSync(join(user.home, '.claude', 'settings.json'), 'utf8'));
+    for (const ev of HOOK_EVENTS) {
+      const cmds = (settings.hooks?.[ev] ?? []).flatMap((g: any) => (g.hooks ?? []).map((h: any) => String(h.command)));
+      assert.ok(
+        cmds.some((c: string) => /hook claude/.test(c)),
+        `${ev} has no baton entry: ${JSON.stringify(settings.hooks?.[ev])}`,
+      );
+    }
+    const v = userBaton(['verify', 'claude'], user);
+    assert.equal(v.code, 0, `verify failed:\n${v.stdout}\n${v.stderr}`);
+  });
+
+  test('a first run hands the model the bootstrap block, and the agent publishes its pointer through PUBLISHER by CAS', async () => {
+    plan = { publish: PTR1 };
+    const from = server.requests.length;
+    const run = await claude(['-p', 'Start the e2e task', '--allowedTools', 'Bash', '--output-format', 'json'], user, server);
+    assertRan(run, 'first run');
+    const out = JSON.parse(run.stdout);
+    id = out.session_id;
+    assert.match(id, /^[0-9a-f-]{36}$/);
+
+    const main = mainSince(server.requests, from);
+    assert.ok(main.length >= 2, `expected a prompt request and a tool-result request, got ${main.length}`);
+    const blocks = pointerBlocks(main[0].text);
+    assert.ok(
+      blocks.some((b) => b.marker === 'TASK_POINTER_V2_BOOTSTRAP'),
+      'the first request carries the bootstrap block',
+    );
+    const shown = newestPointerBlock(main[0].text)!;
+    assert.equal(shown.fields.SESSION_ID, id);
+    assert.ok(shown.fields.PUBLISHER, 'the block names the PUBLISHER command');
+
+    // The tool ran the publisher; its receipt came back to the model.
+    const receipt = receiptIn(main.at(-1)!.lastUserText);
+    assert.ok(receipt, `no receipt in the tool result: ${main.at(-1)!.lastUserText}`);
+    assert.equal(receipt.ok, true, JSON.stringify(receipt));
+    assert.equal(receipt.status, 'CLEAN');
+    assert.equal(receipt.generation, shown.fields.GENERATION, 'CAS kept the generation the agent was shown');
+    assert.equal(receipt.revision, Number(shown.fields.REVISION) + 1, 'CAS wrote the shown revision + 1');
+    assert.match(out.result, /^RECEIPT /);
+
+    const state = pointerState(user, id);
+    assert.equal(state.status, 'CLEAN');
+    assert.equal(state.pointer_text, PTR1);
+    assert.equal(state.revision, receipt.revision);
+  });
+
+  test('the run opened and closed one episode (print mode ends with reason other → interrupted), archived the prompt and froze its start context', () => {
+    const evs = events(user, id);
+    const opened = ofType(evs, 'episode.opened');
+    const closed = ofType(evs, 'episode.closed');
+    assert.equal(opened.length, 1);
+    assert.equal(opened[0].payload.source, 'startup');
+    assert.equal(opened[0].payload.provider, 'claude');
+    assert.equal(opened[0].payload.provider_session_id, id);
+    assert.equal(closed.length, 1);
+    assert.equal(closed[0].payload.episode, opened[0].payload.episode);
+    assert.equal(closed[0].payload.reason, 'other');
+    assert.equal(closed[0].payload.outcome, 'interrupted');
+    assert.equal(closed[0].payload.prompts, 1);
+
+    const prompts = ofType(evs, 'prompt.submitted');
+    assert.equal(prompts.length, 1);
+    assert.equal(prompts[0].payload.text, 'Start the e2e task');
+    assert.equal(prompts[0].payload.episode, opened[0].payload.episode);
+    assert.equal(ofType(evs, 'pointer.published').length, 1);
+
+    const ctx = contextFiles(user, id);
+    assert.equal(ctx.length, 1);
+    assert.equal(join(sessionDir(user, id), opened[0].payload.context_file), ctx[0]);
+    const text = fs.readFileSync(ctx[0], 'utf8');
+    assert.match(text, /TASK_POINTER_V2_BOOTSTRAP/);
+    assert.match(text, /outcome: interrupted/);
+  });
+
+  test('a resumed run hands the model the published pointer again, and the agent republishes after the prompt marked it DIRTY', async () => {
+    plan = { publish: PTR2 };
+    const from = server.requests.length;
+    const run = await claude(['--resume', id, '-p', 'Continue the e2e task', '--allowedTools', 'Bash'], user, server);
+    assertRan(run, 'resume');
+    const main = mainSince(server.requests, from);
+    assert.ok(main.length >= 2);
+    const withText = pointerBlocks(main[0].text).filter((b) => b.marker === 'TASK_POINTER_V2' && b.pointerText === PTR1);
+    assert.ok(withText.length >= 1, 'the resumed run carries the pointer text published before');
+    const shown = newestPointerBlock(main[0].text)!;
+    assert.equal(shown.fields.STATUS, 'DIRTY', 'the prompt marked the pointer DIRTY before the model saw it');
+    assert.equal(shown.fields.RECOVERY_MODE, 'MERGE_FIRST');
+    const receipt = receiptIn(main.at(-1)!.lastUserText);
+    assert.equal(receipt?.ok, true, JSON.stringify(receipt));
+    assert.equal(pointerState(user, id).pointer_text, PTR2);
+    assert.equal(pointerState(user, id).status, 'CLEAN');
+
+    const opened = ofType(events(user, id), 'episode.opened');
+    assert.deepEqual(
+      opened.map((e) => e.payload.source),
+      ['startup', 'resume'],
+    );
+  });
+
+  test('after /compact the next request hands the model the pointer again (SessionStart compact), the conversation itself summarised away', async () => {
+    plan = {};
+    const compact = await claude(['--resume', id, '-p', '/compact'], user, server);
+    assertRan(compact, '/compact');
+    const from = server.requests.length;
+    const run = await claude(['--resume', id, '-p', 'What next after compaction?'], user, server);
+    assertRan(run, 'after compact');
+    const main = mainSince(server.requests, from);
+    assert.equal(main.length, 1);
+    const text = main[0].text;
+    assert.doesNotMatch(text, /Start the e2e task/, 'the old conversation was compacted away');
+    assert.match(text, /SessionStart hook additional context: TASK_POINTER_V2\n/, 'a start context carries the pointer');
+    // Two start contexts carry the CLEAN pointer: SessionStart(compact) of the compact run,
+    // kept in the transcript, and SessionStart(resume) of this run; the prompt's is DIRTY.
+    const clean = pointerBlocks(text).filter((b) => b.marker === 'TASK_POINTER_V2' && b.fields.STATUS === 'CLEAN' && b.pointerText === PTR2);
+    assert.equal(clean.length, 2, 'the compact and the resume start contexts both reach the model');
+    assert.equal(run.stdout.trim(), 'SAW TASK_POINTER_V2 STATUS=DIRTY');
+    // The compact run's own episode: opened on resume, compact did not open a second one.
+    const evs = events(user, id);
+    const opened = ofType(evs, 'episode.opened');
+    const closed = ofType(evs, 'episode.closed');
+    assert.deepEqual(
+      opened.map((e) => e.payload.source),
+      ['startup', 'resume', 'resume', 'resume'],
+    );
+    assert.equal(closed.length, 4);
+    assert.ok(closed.every((e) => e.payload.outcome === 'interrupted' && e.payload.reason === 'other'));
+    assert.equal(contextFiles(user, id).length, 4);
+    assert.deepEqual(
+      ofType(evs, 'prompt.submitted').map((e) => e.payload.text),
+      ['Start the e2e task', 'Continue the e2e task', 'What next after compaction?'],
+      '/compact fires no UserPromptSubmit',
+    );
+  });
+
+  test('baton verify still passes after real runs, and left the store as it was', () => {
+    const beforeHash = treeHash(user.batonHome);
+    const v = userBaton(['verify', 'claude'], user);
+    assert.equal(v.code, 0, `verify failed:\n${v.stdout}\n${v.stderr}`);
+    assert.equal(treeHash(user.batonHome), beforeHash);
+  });
+
+  const roSkip = canMountReadOnly() ? false : 'needs a private mount namespace (unshare -m) for a read-only store';
+
+  test('with the store read-only and the pointer already DIRTY, the prompt writes nothing and the agent completes its turn', { skip: roSkip }, async () => {
+    assert.equal(pointerState(user, id).status, 'DIRTY');
+    plan = {};
+    const beforeHash = treeHash(user.batonHome);
+    const from = server.requests.length;
+    const run = await claude(['--resume', id, '-p', 'Prompt on a read-only store'], user, server, { wrap: readOnlyWrap(user.batonHome) });
+    assertRan(run, 'read-only store, DIRTY');
+    assert.equal(run.stdout.trim(), 'SAW TASK_POINTER_V2 STATUS=DIRTY', `the turn did not complete: ${run.stdout}`);
+    assert.equal(mainSince(server.requests, from).length, 1);
+    assert.equal(treeHash(user.batonHome), beforeHash);
+  });
+
+  test('with the store read-only and the pointer CLEAN, the DIRTY write fails: Claude blocks the prompt and shows why, the model is never asked', { skip: roSkip }, async () => {
+    plan = { publish: PTR1 };
+    const ok = await claude(['--resume', id, '-p', 'Publish again', '--allowedTools', 'Bash'], user, server);
+    assertRan(ok, 'republish');
+    assert.equal(pointerState(user, id).status, 'CLEAN');
+    plan = {};
+    const beforeHash = treeHash(user.batonHome);
+    const from = server.requests.length;
+    const run = await claude(['--resume', id, '-p', 'Prompt that must be blocked'], user, server, { wrap: readOnlyWrap(user.batonHome) });
+    assertRan(run, 'read-only store, CLEAN');
+    assert.match(run.stdout, /UserPromptSubmit operation blocked by hook/);
+    assert.match(run.stdout, /TASK_POINTER_V2:WRITE_FAILED/);
+    assert.equal(mainSince(server.requests, from).length, 0, 'a blocked prompt never reaches the model');
+    assert.equal(treeHash(user.batonHome), beforeHash);
+  });
+
+  test('with BATON_HOME under a regular file (nothing readable, nothing writable) the prompt is blocked the same way and nothing is created', async () => {
+    plan = {};
+    const file = join(user.home, 'not-a-dir');
+    fs.writeFileSync(file, 'x');
+    const from = server.requests.length;
+    const run = await claude(['--resume', id, '-p', 'Prompt with a broken store'], user, server, { env: { BATON_HOME: join(file, 'store') } });
+    assertRan(run, 'store under a file');
+    assert.match(run.stdout, /UserPromptSubmit operation blocked by hook/);
+    assert.match(run.stdout, /TASK_POINTER_V2:[A-Z_]+/);
+    assert.equal(mainSince(server.requests, from).length, 0);
+    assert.equal(fs.readFileSync(file, 'utf8'), 'x');
+  });
+
+  test('without the pointer aspect, an unusable store never stops the agent: the turn completes', async () => {
+    const other = newUser();
+    const inst = userBaton(['install', 'claude', '--aspects', 'session,prompt'], other);
+    assert.equal(inst.code, 0, inst.stderr);
+    const file = join(other.home, 'not-a-dir');
+    fs.writeFileSync(file, 'x');
+    plan = {};
+    const from = server.requests.length;
+    const run = await claude(['-p', 'Hello with a broken store'], other, server, { env: { BATON_HOME: join(file, 'store') } });
+    assertRan(run, 'session+prompt aspects, broken store');
+    assert.equal(run.stdout.trim(), 'SAW NO_POINTER');
+    assert.equal(mainSince(server.requests, from).length, 1);
+  });
+});
