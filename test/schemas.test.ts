@@ -119,6 +119,35 @@ test('files the CLI wrote through a whole session lifecycle match their schemas'
   }
 });
 
+test('files and receipts of baton pointer publish match their schemas', () => {
+  const home = tmpDir();
+  const ws = tmpDir('baton-ws-');
+  const run = (args: string[], input = '') => baton(args, { home, cwd: ws, input, env: { BATON_INSTANCE: 'cli@test' } });
+  assert.equal(run(['session', 'new', 'Pointer schema', '--id', 'ptr-1']).code, 0);
+  const task = '5f0c1d0e-8a4b-4c2d-9e1f-0a1b2c3d4e5f';
+  const publish = (req: Record<string, unknown>) => {
+    const r = run(['pointer', 'publish'], JSON.stringify({ schema_version: 3, session_id: 'ptr-1', ...req }));
+    check(PublishReceipt, r.json, `receipt of ${JSON.stringify(req)}`);
+    return r.json;
+  };
+  const first = publish({ expected_generation: 'ABSENT', expected_revision: 0, task_id: task, target_status: 'CLEAN', pointer_text: 'Goal: schemas\r\nNext: test' });
+  assert.equal(first.ok, true, JSON.stringify(first));
+  const dirty = publish({ expected_generation: first.generation, expected_revision: first.revision, task_id: task, target_status: 'DIRTY', pointer_text: 'Goal: schemas\nNext: more' });
+  assert.equal(dirty.ok, true);
+  const stale = publish({ expected_generation: first.generation, expected_revision: first.revision, task_id: task, target_status: 'CLEAN', pointer_text: 'old' });
+  assert.equal(stale.error, 'STALE_REVISION');
+  const bad = publish({ expected_generation: 'nope', expected_revision: 0, task_id: task, target_status: 'CLEAN', pointer_text: 'x' });
+  assert.equal(bad.error, 'INVALID_REQUEST');
+  const cleared = publish({ expected_generation: dirty.generation, expected_revision: dirty.revision, task_id: null, target_status: 'CLEARED', pointer_text: null });
+  assert.equal(cleared.ok, true);
+  const dir = join(home, 'sessions', 'ptr-1');
+  assert.ok(fs.existsSync(join(dir, 'state.json')) && fs.existsSync(join(dir, 'journal.jsonl')));
+  const types = checkSessionDir(dir);
+  assert.ok(types.includes('pointer.published') && types.includes('pointer.cleared'), types.join(', '));
+  // The log and the journal never carry the pointer text.
+  for (const f of ['events.jsonl', 'journal.jsonl']) assert.ok(!fs.readFileSync(join(dir, f), 'utf8').includes('Next: more'), `${f} holds no pointer text`);
+});
+
 test('files the store API wrote in process (create, append, acquire, release) match their schemas', () => {
   const home = tmpDir();
   const store = new FsStore(home);
@@ -191,8 +220,9 @@ test('the schemas refuse wrong files', () => {
   assert.ok(!PublishRequest.safeParse({ ...req, target_status: 'CLEARED' }).success, 'CLEARED with a task and text');
   assert.ok(!PublishRequest.safeParse({ ...req, extra: 1 }).success, 'an unknown field');
   assert.ok(!PublishRequest.safeParse({ ...req, expected_generation: 'g-123' }).success, 'a malformed generation');
-  assert.ok(PublishReceipt.safeParse({ ok: false, error: 'INVALID_REQUEST', detail: 'INVALID_FIELD:task_id' }).success);
-  assert.ok(!PublishReceipt.safeParse({ ok: false, error: 'NOPE' }).success, 'an unknown error code');
+  assert.ok(PublishReceipt.safeParse({ ok: false, error: 'INVALID_REQUEST', detail: 'INVALID_FIELD:task_id', message: 'm' }).success);
+  assert.ok(!PublishReceipt.safeParse({ ok: false, error: 'NOPE', message: 'm' }).success, 'an unknown error code');
+  assert.ok(!PublishReceipt.safeParse({ ok: false, error: 'STALE_REVISION' }).success, 'a stale refusal without the current generation and revision');
 
   const m = {
     id: 's', title: 't', schema: 'baton-session-1', created_by: 'cli', created_at: ev.ts, task_id: null, parent_session: null,

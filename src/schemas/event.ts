@@ -22,9 +22,12 @@ const pointerMeta = {
   task_id: z.string().nullable().optional(),
   pointer_digest: Sha256Hex.nullable().optional(),
   pointer_byte_count: NonNegInt.nullable().optional(),
+  previous_generation: z.string().regex(/^(g-[0-9a-f]{32}|ABSENT|LEGACY_V2)$/).optional(),
   previous_revision: NonNegInt.optional(),
   previous_status: z.enum(['CLEAN', 'DIRTY', 'CLEARED', 'ABSENT']).nullable().optional(),
   recorded_at: z.string().optional(),
+  /** What wrote it: publish, hook:prompt, hook:clear, migrate. */
+  source: z.string().optional(),
   pointer_text: z.never().optional().meta({ description: 'never present: the log holds pointer metadata only' }),
   text: z.never().optional().meta({ description: 'never present: the log holds pointer metadata only' }),
 };

@@ -106,8 +106,6 @@ export const PublishRequest = z
   });
 export type PublishRequest = z.infer<typeof PublishRequest>;
 
-export const PUBLISH_ERRORS = ['STALE_GENERATION', 'STALE_REVISION', 'INVALID_REQUEST', 'STATE_CORRUPT', 'LOCK_TIMEOUT', 'WRITE_FAILED'] as const;
-
 export const PublishReceipt = z
   .union([
     z.strictObject({
@@ -121,14 +119,22 @@ export const PublishReceipt = z
     }),
     z.strictObject({
       ok: z.literal(false),
-      error: z.enum(PUBLISH_ERRORS),
-      detail: z
-        .string()
-        .regex(/^(REQUEST_TOO_LARGE|INVALID_UTF8|INVALID_JSON|NOT_AN_OBJECT|DUPLICATE_FIELD|UNKNOWN_FIELD|MISSING_FIELD|INVALID_FIELD:.+)$/)
-        .optional(),
-      current_generation: ExpectedGeneration.optional(),
-      current_revision: z.int().min(0).optional(),
-      message: z.string().optional(),
+      error: z.enum(['STALE_GENERATION', 'STALE_REVISION']),
+      current_generation: ExpectedGeneration,
+      current_revision: z.int().min(0),
+    }),
+    z.strictObject({
+      ok: z.literal(false),
+      error: z.literal('INVALID_REQUEST'),
+      detail: z.string().regex(/^(REQUEST_TOO_LARGE|INVALID_UTF8|INVALID_JSON|NOT_AN_OBJECT|DUPLICATE_FIELD|UNKNOWN_FIELD|MISSING_FIELD|INVALID_FIELD:.+)$/),
+      field: z.string().optional(),
+      message: z.string(),
+    }),
+    z.strictObject({
+      ok: z.literal(false),
+      error: z.enum(['STATE_CORRUPT', 'LOCK_TIMEOUT', 'WRITE_FAILED']),
+      message: z.string(),
+      cause: z.string().nullable().optional(),
     }),
   ])
   .meta({
