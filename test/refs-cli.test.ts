@@ -227,3 +227,13 @@ test('SessionStart injects the session refs after the pointer block, each with i
   assert.ok(context.includes(`<session-ref source="c" digest="${big.ref.digest}" state="fresh" omitted="size"/>`));
   assert.ok(!context.includes('a long report line'));
 });
+
+test('capturing into a session leased by another instance needs no lease: ref.captured is a lifecycle fact', () => {
+  const home = tmpDir();
+  const other = baton(['session', 'new', 'Leased elsewhere', '--id', 'b'], { home, env: { BATON_INSTANCE: 'someone-else' } });
+  assert.equal(other.code, 0, other.stderr);
+  sessions(home, 'a');
+  const cap = ok(['ref', 'capture', '--from', 'a', '--into', 'b'], home);
+  assert.equal(cap.ref.state, 'fresh');
+  assert.equal(ok(['ref', 'list', 'b'], home).refs.length, 1);
+});
