@@ -19,7 +19,7 @@ export interface RebuildStats {
   ms: number;
 }
 
-const BATCH = 200;
+const BATCH = 1000;
 
 export function sessionNames(sessionsDir: string): string[] {
   try {
