@@ -1,0 +1,42 @@
+// The hook path stays lean: dist/hook.cjs bundles no commander, zod, better-sqlite3,
+// jsonc-parser or src/index (install/status/verify live in the CLI bundle).
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { build } from 'esbuild';
+import { ROOT, tmpDir } from './helpers.ts';
+
+const FORBIDDEN = [/node_modules\/commander\//, /node_modules\/zod\//, /node_modules\/better-sqlite3\//, /node_modules\/jsonc-parser\//, /^src\/index\//, /^src\/cli\//, /^src\/providers\/(install|settings|shim)\.ts$/];
+
+test('the hook bundle contains no commander, zod, better-sqlite3, jsonc-parser, src/index or install code', async () => {
+  const out = join(tmpDir(), 'hook.cjs');
+  const r = await build({
+    entryPoints: [join(ROOT, 'src/hooks/entry.ts')],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    metafile: true,
+    logLevel: 'silent',
+    external: ['better-sqlite3'],
+    absWorkingDir: ROOT,
+  });
+  const inputs = Object.keys(r.metafile.inputs);
+  assert.ok(inputs.includes('src/hooks/dispatch.ts'));
+  for (const re of FORBIDDEN) assert.deepEqual(inputs.filter((i) => re.test(i)), [], String(re));
+  const text = fs.readFileSync(out, 'utf8');
+  assert.ok(!/require\(["']better-sqlite3["']\)/.test(text));
+  assert.ok(!/require\(["'](commander|zod|jsonc-parser)["']\)/.test(text));
+});
+
+test('the built dist/hook.cjs (when present) requires none of them either', () => {
+  const p = join(ROOT, 'dist', 'hook.cjs');
+  if (!fs.existsSync(p)) return;
+  const text = fs.readFileSync(p, 'utf8');
+  for (const m of ['better-sqlite3', 'commander', 'zod', 'jsonc-parser']) assert.ok(!new RegExp(`require\\(["']${m}["']\\)`).test(text), m);
+  assert.ok(!text.includes('node_modules/jsonc-parser'), 'jsonc-parser inlined');
+  assert.ok(!text.includes('node_modules/commander'), 'commander inlined');
+  assert.ok(!text.includes('node_modules/zod'), 'zod inlined');
+});

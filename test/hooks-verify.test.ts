@@ -1,0 +1,62 @@
+// `baton verify` runs every installed entry as configured under BATON_VERIFY=1 and leaves
+// every byte of the store unchanged, even with a real open episode it could have closed.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { BIN, baton, tmpDir, treeHash } from './helpers.ts';
+
+test('verify: every entry of every provider ok, and the store is byte-identical afterwards', () => {
+  const root = tmpDir();
+  const home = join(root, 'home');
+  const proj = join(root, 'proj');
+  const store = join(root, 'store');
+  fs.mkdirSync(home);
+  fs.mkdirSync(proj);
+  const env = { HOME: home, BATON_HOME: store, BATON_BIN: BIN };
+  for (const [p, scope] of [
+    ['claude', 'project'],
+    ['claude', 'user'],
+    ['gemini', 'project'],
+    ['codex', 'project'],
+  ]) {
+    assert.equal(baton(['install', p, '--scope', scope], { env, cwd: proj }).code, 0);
+  }
+  // A real session with an open episode and a CLEAN-or-not pointer: verify must not touch it.
+  const sid = randomUUID();
+  baton(['hook', 'claude'], { env, input: JSON.stringify({ session_id: sid, hook_event_name: 'SessionStart', source: 'startup', cwd: proj }) });
+  baton(['hook', 'claude'], { env, input: JSON.stringify({ session_id: sid, hook_event_name: 'UserPromptSubmit', prompt: 'x', cwd: proj }) });
+  const before = treeHash(store);
+  const r = baton(['verify', '--json'], { env: { ...env, BATON_SESSION: sid }, cwd: proj });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.equal(r.json.ok, true);
+  assert.equal(r.json.entries.length, 4 + 4 + 4 + 3);
+  for (const e of r.json.entries) {
+    assert.equal(e.ok, true, JSON.stringify(e));
+    assert.ok(Array.isArray(e.would_write));
+  }
+  const end = r.json.entries.find((e: any) => e.provider === 'claude' && e.event === 'SessionEnd');
+  assert.equal(end.budget_ms, 1500);
+  const writes = (ev: string) => r.json.entries.find((e: any) => e.provider === 'claude' && e.event === ev).would_write.map((w: any) => w.write);
+  assert.ok(writes('SessionStart').includes('episode.opened'), 'it would have opened an episode in the real session, and did not');
+  assert.ok(writes('UserPromptSubmit').includes('prompt.submitted'));
+  assert.equal(treeHash(store), before);
+});
+
+test('verify fails an entry whose command cannot reach baton, and a store nothing is installed for', () => {
+  const root = tmpDir();
+  const home = join(root, 'home');
+  const proj = join(root, 'proj');
+  fs.mkdirSync(home);
+  fs.mkdirSync(proj);
+  const env = { HOME: home, BATON_HOME: join(root, 'store'), PATH: '/usr/bin:/bin', BATON_BIN: undefined };
+  const none = baton(['verify'], { env, cwd: proj });
+  assert.equal(none.code, 2);
+  assert.match(none.stdout, /baton install/);
+  assert.equal(baton(['install', 'claude', '--scope', 'project'], { env, cwd: proj }).code, 0);
+  const r = baton(['verify', 'claude', '--json'], { env, cwd: proj });
+  assert.equal(r.code, 2);
+  assert.ok(r.json.entries.every((e: any) => !e.ok && /did not report a verify run/.test(e.problems.join(' '))));
+  assert.equal(fs.existsSync(join(root, 'store')), false);
+});
