@@ -49,14 +49,18 @@ test('SIGKILL at random moments loses no acknowledged event; verify passes after
   const acked = new Set<string>();
   for (let round = 0; round < 12; round++) {
     const c: ChildProcess = spawn(process.execPath, [APPENDER, home, 'crash', '0', `r${round}`]);
+    const closed = new Promise((r) => c.on('close', r));
     let out = '';
+    let err = '';
     c.stdout?.setEncoding('utf8').on('data', (d) => (out += d));
+    c.stderr?.setEncoding('utf8').on('data', (d) => (err += d));
     // Kill at a random moment once the child is appending.
     const t0 = Date.now();
     while (!out.includes('ack ') && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 5));
     await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 40)));
     c.kill('SIGKILL');
-    await new Promise((r) => c.on('close', r));
+    await closed;
+    assert.equal(err, '', 'the child failed on its own');
     for (const l of out.split('\n')) if (l.startsWith('ack ')) acked.add(`${l.split(' ')[1]}:${l.split(' ')[2]}`);
   }
   assert.ok(acked.size > 0, 'the children acknowledged some appends');
