@@ -14,6 +14,7 @@ export const GEMINI_BIN = join(AGENTS, 'node_modules', '.bin', 'gemini');
 export const CODEX_BIN = join(AGENTS, 'node_modules', '.bin', 'codex');
 export const CLAUDE_VERSION = '2.1.328';
 export const GEMINI_VERSION = '0.61.0';
+export const CODEX_VERSION = '0.171.0';
 
 /** Kill an agent run after this long: a hung agent fails its test instead of the suite. */
 export const AGENT_TIMEOUT_MS = 60_000;
@@ -115,6 +116,37 @@ export function gemini(args: string[], user: User, server: ModelServer, opts: { 
   return runAgent(GEMINI_BIN, ['-m', 'gemini-2.5-flash', ...args], user, server, opts);
 }
 
+/**
+ * Codex reads its model provider from ~/.codex/config.toml: the stand-in server speaks the
+ * Responses API under /v1. (A user's own config; `baton install codex` writes hooks.json.)
+ */
+export function prepareCodex(user: User, server: ModelServer): void {
+  fs.mkdirSync(join(user.home, '.codex'), { recursive: true });
+  const toml = [
+    'model = "gpt-5"',
+    'model_provider = "standin"',
+    '[model_providers.standin]',
+    'name = "stand-in"',
+    `base_url = "${server.url}/v1"`,
+    'env_key = "OPENAI_API_KEY"',
+    'wire_api = "responses"',
+    '',
+  ].join('\n');
+  fs.writeFileSync(join(user.home, '.codex', 'config.toml'), toml);
+}
+
+/**
+ * `codex exec` with the hooks it would run once trusted in /hooks (the flag stands in for
+ * that interactive step), and a sandbox that lets the agent's shell write the baton store.
+ */
+export function codex(args: string[], user: User, server: ModelServer, opts: { env?: Record<string, string | undefined>; wrap?: string[] } = {}): Promise<AgentRun> {
+  const pre = ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--sandbox', 'workspace-write', '-c', `sandbox_workspace_write.writable_roots=[${JSON.stringify(user.batonHome)}]`];
+  const [sub, ...rest] = args;
+  // `codex exec resume ID PROMPT`: the options go before the subcommand.
+  const argv = sub === 'resume' ? [...pre, 'resume', ...rest] : [...pre, ...args];
+  return runAgent(CODEX_BIN, argv, user, server, { ...opts, env: { OPENAI_API_KEY: 'stand-in-key', ...opts.env } });
+}
+
 /** `baton ARGS` run as this user (their HOME and store). */
 export function userBaton(args: string[], user: User, opts: { input?: string; env?: Record<string, string | undefined> } = {}): RunResult {
   const env: Record<string, string | undefined> = { ...process.env, HOME: user.home, BATON_HOME: user.batonHome, NO_COLOR: '1', BATON_SESSION: undefined, BATON_INSTANCE: undefined, ...opts.env };
@@ -142,7 +174,7 @@ export function readOnlyWrap(dir: string): string[] {
   return ['unshare', '-m', 'sh', '-c', `mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"`, dir];
 }
 
-export function agentsInstalled(): { claude: boolean; gemini: boolean } {
+export function agentsInstalled(): { claude: boolean; gemini: boolean; codex: boolean } {
   const version = (pkg: string): string | undefined => {
     try {
       return JSON.parse(fs.readFileSync(join(AGENTS, 'node_modules', pkg, 'package.json'), 'utf8')).version;
@@ -150,5 +182,9 @@ export function agentsInstalled(): { claude: boolean; gemini: boolean } {
       return undefined;
     }
   };
-  return { claude: version('@anthropic-ai/claude-code') === CLAUDE_VERSION, gemini: version('@google/gemini-cli') === GEMINI_VERSION };
+  return {
+    claude: version('@anthropic-ai/claude-code') === CLAUDE_VERSION,
+    gemini: version('@google/gemini-cli') === GEMINI_VERSION,
+    codex: version('@openai/codex') === CODEX_VERSION,
+  };
 }

@@ -7,9 +7,12 @@ import type { User } from './agents.ts';
 import type { RecordedRequest, Reply, Script } from './model-server.ts';
 import { newestPointerBlock, publishRequest, publishShell, receiptIn } from './pointer-agent.ts';
 
-/** Compaction and summary requests (Claude's /compact) get a summary, never a tool call. */
+/**
+ * Compaction requests (Claude Code 2.1.328's /compact sends two, each ending with an
+ * instruction to write a summary) get a summary, never a tool call.
+ */
 export function isSummaryRequest(r: RecordedRequest): boolean {
-  return /summary/i.test(r.lastUserText) && !r.lastIsToolResult;
+  return !r.lastIsToolResult && /Tool calls will be rejected|how to write this summary/.test(r.lastUserText.slice(-2000));
 }
 
 export interface AgentPlan {
