@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { listSessions, rebuildIndex, searchSessions } from '../src/index/api.ts';
+import { listSessions, searchSessions } from '../src/index/api.ts';
 import { SCHEMA_VERSION } from '../src/index/migrations.ts';
 import { baton, tmpDir, treeHash } from './helpers.ts';
 import { append, makeSession } from './index-helpers.ts';

@@ -150,7 +150,6 @@ function describe(e: unknown): string {
  */
 export function openIndex(home: string, io: IndexIo = {}, opts: { build?: boolean } = {}): Db | null {
   const path = dbPath(home);
-  const now = io.nowMs ?? Date.now;
   const note = io.note ?? (() => {});
   try {
     if (!fs.existsSync(path)) {
