@@ -13,7 +13,7 @@ import { LockFile, Manifest } from '../src/schemas/store-files.ts';
 import type { LockFile as CodeLockFile } from '../src/store/lease.ts';
 import type { Manifest as CodeManifest } from '../src/store/projections.ts';
 import { FsStore, cliWriter } from '../src/store/store.ts';
-import { ROOT, baton, tmpDir } from './helpers.ts';
+import { FIXTURES, ROOT, baton, tmpDir } from './helpers.ts';
 
 // What the code writes must fit the schema types (a compile-time check, run by tsc).
 const _lockFits = (l: CodeLockFile): z.input<typeof LockFile> => l;
@@ -146,6 +146,32 @@ test('files and receipts of baton pointer publish match their schemas', () => {
   assert.ok(types.includes('pointer.published') && types.includes('pointer.cleared'), types.join(', '));
   // The log and the journal never carry the pointer text.
   for (const f of ['events.jsonl', 'journal.jsonl']) assert.ok(!fs.readFileSync(join(dir, f), 'utf8').includes('Next: more'), `${f} holds no pointer text`);
+});
+
+test('files the hooks and ref capture wrote (episodes, prompts, pointer fence, refs) match their schemas', () => {
+  const home = tmpDir();
+  const ws = tmpDir('baton-ws-');
+  const hook = (name: string, extra: Record<string, unknown> = {}) => {
+    const payload = { ...JSON.parse(fs.readFileSync(join(FIXTURES, 'claude', name), 'utf8')), cwd: ws, session_id: 'hook-schema-1', ...extra };
+    const r = baton(['hook', 'claude'], { home, cwd: ws, input: JSON.stringify(payload) });
+    assert.equal(r.code, 0, `hook ${name}: ${r.stderr}`);
+  };
+  hook('SessionStart.startup.json');
+  hook('UserPromptSubmit.json');
+  hook('UserPromptSubmit.json', { prompt: 'a second prompt with password=hunter2 in it' });
+  hook('PreCompact.json');
+  hook('SessionEnd.json');
+  const ok = (args: string[]) => {
+    const r = baton(args, { home, cwd: ws, env: { BATON_INSTANCE: 'cli@test' } });
+    assert.equal(r.code, 0, `baton ${args.join(' ')}: ${r.stderr}`);
+  };
+  ok(['session', 'new', 'Ref target', '--id', 'ref-target']);
+  ok(['ref', 'capture', '--from', 'hook-schema-1', '--into', 'ref-target', '--max-bytes', '100', '--max-lines', '3']);
+  const seen = new Set<string>();
+  for (const id of ['hook-schema-1', 'ref-target']) for (const t of checkSessionDir(join(home, 'sessions', id))) seen.add(t);
+  for (const t of ['episode.opened', 'episode.closed', 'prompt.submitted', 'pointer.cleared', 'ref.captured']) {
+    assert.ok(seen.has(t), `the scenario wrote a ${t} event (saw ${[...seen].join(', ')})`);
+  }
 });
 
 test('files the store API wrote in process (create, append, acquire, release) match their schemas', () => {
