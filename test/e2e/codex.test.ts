@@ -59,6 +59,11 @@ describe(`Codex CLI ${CODEX_VERSION} with baton installed (offline)`, { skip }, 
     const main = mainSince(server.requests, from);
     assert.ok(main.length >= 2, `got ${main.length} main requests`);
     assert.ok(pointerBlocks(main[0].text).some((b) => b.marker === 'TASK_POINTER_V2_BOOTSTRAP'));
+    const developer = (main[0].body.input as any[]).filter((i) => i.role === 'developer').map((i) => JSON.stringify(i.content));
+    assert.ok(
+      developer.some((c) => c.includes('TASK_POINTER_V2_BOOTSTRAP')),
+      'the hook context is a developer message',
+    );
     const shown = newestPointerBlock(main[0].text)!;
     id = shown.fields.SESSION_ID;
     const receipt = receiptIn(main.at(-1)!.lastUserText);
@@ -85,11 +90,17 @@ describe(`Codex CLI ${CODEX_VERSION} with baton installed (offline)`, { skip }, 
     assert.ok(pointerBlocks(main[0].text).some((b) => b.marker === 'TASK_POINTER_V2' && b.fields.STATUS === 'CLEAN' && b.pointerText === PTR1));
     assert.match(run.stdout, /SAW TASK_POINTER_V2 STATUS=DIRTY/);
     // Codex 0.171.0 does send SessionEnd (reason other), but baton's codex adapter wires no
-    // end event (hooks.md: Codex has none), so its episodes stay open: one per run.
+    // end event (hooks.md: Codex has none), so the first run's episode never closes and the
+    // resume's SessionStart finds it open: one episode spans both runs.
     const evs = events(user, id);
     assert.deepEqual(
       ofType(evs, 'episode.opened').map((e) => e.payload.source),
-      ['startup', 'resume'],
+      ['startup'],
+    );
+    assert.equal(ofType(evs, 'episode.closed').length, 0);
+    assert.deepEqual(
+      ofType(evs, 'prompt.submitted').map((e) => e.payload.text),
+      ['Start the codex task', 'Continue the codex task'],
     );
   });
 });
