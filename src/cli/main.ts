@@ -1,6 +1,8 @@
 // The `baton` command line: wiring only. Each command group lives in its own file and
 // registers itself here; rules live below (core, store, pointer, index, providers).
+import { createHash } from 'node:crypto';
 import { Command } from 'commander';
+import { useNativeSha256 } from '../core/hash.ts';
 import { registerHookCommands } from './hooks.ts';
 import { registerIndexCommands } from './index-commands.ts';
 import type { GlobalOptions } from './output.ts';
@@ -9,6 +11,8 @@ import { registerRefCommands } from './ref.ts';
 import { registerSessionCommands } from './session.ts';
 
 declare const BATON_VERSION: string;
+
+useNativeSha256(createHash);
 
 export function buildProgram(): Command {
   const program = new Command('baton');

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import type { StoredEvent } from '../core/events.ts';
-import { sha256Hex } from '../core/hash.ts';
+import { createHash } from 'node:crypto';
 import { type SessionView, presentText } from '../core/session.ts';
 import { isoMillis } from '../core/time.ts';
 import { FILE_MODE, ensureDir, fsyncDir, writeFileAtomic } from './fsutil.ts';
@@ -14,6 +14,9 @@ import { isValid, readLock } from './lease.ts';
 import { LOG_FILE, type ScanResult, scanLog } from './log.ts';
 import { contextMdSeq, pointerSummary, readManifest } from './projections.ts';
 import type { FsStore, Writer } from './store.ts';
+
+/** Artifacts can be large: node:crypto here (the CLI), never on the hook path. */
+const sha256Hex = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
 const ARTIFACT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._ -]{0,199}$/;
 
