@@ -9,9 +9,9 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../core/events.ts';
 import { isoMillis } from '../core/time.ts';
-import { FILE_MODE } from '../store/fsutil.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore, Writer } from '../store/store.ts';
+import { overwriteInPlace } from './inplace.ts';
 
 export const EPISODE_INDEX = 'episodes.json';
 
@@ -111,13 +111,11 @@ export function loadEpisodes(dir: string): EpisodeIndex {
   }
 }
 
-/** Rewrites the cache (no fsync: it is rebuilt from the log when lost). Caller holds the mutex. */
+/** Rewrites the cache in place (no fsync, no rename: it is rebuilt from the log when lost). Caller holds the mutex. */
 export function saveEpisodes(dir: string, idx: EpisodeIndex): void {
   try {
     idx.offset = fs.statSync(join(dir, LOG_FILE)).size;
-    const tmp = join(dir, `.${EPISODE_INDEX}.${process.pid}.tmp`);
-    fs.writeFileSync(tmp, JSON.stringify(idx), { mode: FILE_MODE });
-    fs.renameSync(tmp, join(dir, EPISODE_INDEX));
+    overwriteInPlace(join(dir, EPISODE_INDEX), JSON.stringify(idx));
   } catch {
     // Only a cache.
   }

@@ -1,9 +1,10 @@
 // When the hook last ran, per provider and aspect, for `baton status`. One tiny file per
-// pair under <home>/hooks/, overwritten on every run without fsync: a hint, not a record
+// pair under <home>/hooks/, overwritten in place on every run without fsync: a hint, not a record
 // (the log holds what happened). A crash leaves an older or empty hint.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { FILE_MODE, ensureDir } from '../store/fsutil.ts';
+import { ensureDir } from '../store/fsutil.ts';
+import { overwriteInPlace } from './inplace.ts';
 
 export interface LastRun {
   at: string;
@@ -17,7 +18,7 @@ export function recordLastRuns(home: string, provider: string, runs: { aspect: s
   if (runs.length === 0) return;
   try {
     ensureDir(join(home, 'hooks'));
-    for (const r of runs) fs.writeFileSync(fileOf(home, provider, r.aspect), `${at} ${r.event} ${r.result}\n`, { mode: FILE_MODE });
+    for (const r of runs) overwriteInPlace(fileOf(home, provider, r.aspect), `${at} ${r.event} ${r.result}\n`);
   } catch {
     // A hint only: never let it fail a hook.
   }

@@ -1,0 +1,67 @@
+// hook.prompt (bench.md): wall time of one `node bin/baton.cjs hook claude` process handling
+// a UserPromptSubmit on a CLEAN pointer — DIRTY write, journal, event appends, the prompt
+// archive, the context output; all three aspects on — against `node -e 0` in the same
+// environment, interleaved A B A B, median of the per-pair ratios. Target ≤ 1.3.
+// Before each measured hook (untimed) the pointer is republished CLEAN in process, so every
+// measured prompt does the full CLEAN → DIRTY work.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { publish } from '../../src/pointer/publish.ts';
+import { readState } from '../../src/pointer/state.ts';
+import { FsStore, type Writer } from '../../src/store/store.ts';
+import { interleaved, runProcess, timeProcess } from '../lib.ts';
+import type { BenchCase, CaseResult } from '../types.ts';
+
+const TASK = '5f0c1d0e-8a4b-4c2d-9e1f-0a1b2c3d4e5f';
+const WRITER: Writer = { surface: 'cli', instanceId: 'cli@bench@hook-prompt', actor: 'agent' };
+
+export function makeClean(store: FsStore, id: string, text: string): void {
+  const cur = readState(store.dir(id), id);
+  if (cur.status === 'CLEAN') return;
+  const r = publish(
+    store,
+    { schema_version: 3, session_id: id, expected_generation: cur.generation, expected_revision: cur.revision, task_id: TASK, target_status: 'CLEAN', pointer_text: text },
+    { writer: WRITER },
+  );
+  if (!r.ok) throw new Error(`bench setup: publish refused: ${JSON.stringify(r)}`);
+}
+
+const hookPrompt: BenchCase = {
+  name: 'hook.prompt',
+  async run(ctx): Promise<CaseResult> {
+    const home = join(ctx.tmp, 'store');
+    const bin = join(ctx.root, 'bin', 'baton.cjs');
+    const env = { BATON_HOME: home, BATON_SESSION: undefined, BATON_VERIFY: undefined };
+    const sid = randomUUID();
+    const base = { session_id: sid, transcript_path: join(ctx.tmp, 't.jsonl'), cwd: ctx.tmp };
+    // The session, its open episode (so the prompt is attributed), and a CLEAN pointer.
+    runProcess(process.execPath, [bin, 'hook', 'claude'], env, { input: JSON.stringify({ ...base, hook_event_name: 'SessionStart', source: 'startup' }) });
+    const store = new FsStore(home);
+    makeClean(store, sid, 'Goal: measure the prompt hook\nNext: keep it near node -e 0');
+    const input = JSON.stringify({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'Add retries with backoff to the upload client, then cover them with a test.' });
+    const check = runProcess(process.execPath, [bin, 'hook', 'claude'], env, { input, stdout: 'pipe' });
+    const dirty = readState(store.dir(sid), sid).status === 'DIRTY';
+    const contextOk = /TASK_POINTER_V2/.test(check.stdout);
+    const pairs = ctx.quick ? 12 : 40;
+    const r = await interleaved(
+      pairs,
+      () => {
+        makeClean(store, sid, 'Goal: measure the prompt hook\nNext: keep it near node -e 0');
+        return timeProcess(process.execPath, [bin, 'hook', 'claude'], env, { input });
+      },
+      () => timeProcess(process.execPath, ['-e', '0'], env),
+    );
+    return {
+      name: 'hook.prompt',
+      ours: r.a,
+      baseline: r.b,
+      ratio: r.ratio,
+      unit: 'ms',
+      target: 'ratio ≤ 1.3',
+      pass: r.ratio <= 1.3 && dirty && contextOk,
+      details: { pairs, clean_to_dirty: dirty, context_on_stdout: contextOk, ours_ms_median: r.a, node_e0_ms_median: r.b },
+    };
+  },
+};
+
+export default hookPrompt;
