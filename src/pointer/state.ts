@@ -5,7 +5,6 @@
 // one, never a mix; at worst a stray `.state.json.*.tmp` that no reader looks at.
 // Readers accept v3, and v2 (v3 without `generation`, reported as LEGACY_V2); absent is ABSENT/0.
 // Lean on purpose: it runs on the hook path (no schema library, no strict parser).
-import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { BatonError, fail } from '../core/errors.ts';
@@ -50,7 +49,8 @@ export interface Observed {
 }
 
 export type RandomBytes = (n: number) => Uint8Array;
-export const systemRandom: RandomBytes = (n) => nodeRandomBytes(n);
+/** Web Crypto's CSPRNG, reached only when a generation or task id is drawn: loading node:crypto up front would cost every hook process. */
+export const systemRandom: RandomBytes = (n) => globalThis.crypto.getRandomValues(new Uint8Array(n));
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
