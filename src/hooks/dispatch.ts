@@ -11,7 +11,6 @@ import { isoMillis } from '../core/time.ts';
 import { type PointerHookResult, pointerAspect } from '../pointer/hook.ts';
 import { PROVIDERS } from '../providers/index.ts';
 import { ASPECTS, type Aspect, type HookEvent, type HookOutput, type ProviderAdapter, mapPayload, outcomeOf } from '../providers/types.ts';
-import { pointerSummary } from '../store/projections.ts';
 import { renderRefsForContext } from '../store/refs.ts';
 import { FsStore, type Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
@@ -103,6 +102,7 @@ export function runHook(inv: HookInvocation): HookOutput {
         now: inv.now,
         publisherCommand: inv.publisherCommand,
         renderRefs: (budget) => renderRefsForContext(store, sessionId, budget, inv.now),
+        writer,
       });
       runs.push({ aspect: 'pointer', event: ev.providerEvent, result: res.block || res.stop || res.failure ? 'refused' : 'ok' });
     } catch (e) {
@@ -162,8 +162,8 @@ function pointerEvent(ev: HookEvent): Parameters<typeof pointerAspect>[2] {
 
 /**
  * BATON_VERIFY=1: everything up to the writes runs as for a real event (adapter, payload,
- * session choice, reading the store); then one JSON line on stderr says what would have
- * been written, and stdout carries a verify context in the provider's shape.
+ * session choice, reading the store, the pointer aspect in its dry-run mode, shaping its
+ * output); then one JSON line on stderr says what would have been written. Nothing is written.
  */
 function verifyRun(inv: HookInvocation, adapter: ProviderAdapter, ev: HookEvent, sessionId: string): HookOutput {
   const store = new FsStore(inv.home);
@@ -175,24 +175,29 @@ function verifyRun(inv: HookInvocation, adapter: ProviderAdapter, ev: HookEvent,
   if (!exists && ((ev.kind === 'start' && (on('session') || on('pointer'))) || (ev.kind === 'prompt' && (on('prompt') || on('pointer'))))) {
     would.push({ aspect: 'session', write: 'session.created', session: sessionId });
   }
-  let context: string | undefined;
+  let res: PointerHookResult = {};
   if (on('pointer') && ev.kind !== 'end') {
-    const ptr = exists ? pointerSummary(dir) : null;
-    const status = ptr?.status ?? 'ABSENT';
-    let write: string | null = null;
-    if (ev.kind === 'prompt') write = status === 'CLEAN' ? 'state.json DIRTY' : status === 'ABSENT' ? 'state.json CLEARED fence' : null;
-    if (ev.kind === 'start' && ev.source === 'clear') write = 'state.json CLEARED';
-    if (write) would.push({ aspect: 'pointer', write, pointer_status: status });
-    if (ev.kind === 'start' || ev.kind === 'prompt') {
-      context = `BATON_VERIFY=1\nPROVIDER=${adapter.name}\nEVENT=${ev.providerEvent}\nSESSION_ID=${sessionId}\nPOINTER_STATUS=${status}\nNOTHING_WRITTEN=1`;
+    try {
+      // The pointer aspect's own dry run: it reads and decides, writes nothing, takes no mutex.
+      res = pointerAspect(store, sessionId, pointerEvent(ev), {
+        now: inv.now,
+        publisherCommand: inv.publisherCommand,
+        renderRefs: (budget) => renderRefsForContext(store, sessionId, budget, inv.now),
+        writer: hookWriter(adapter.name, ev.providerSessionId),
+        dryRun: true,
+      });
+      for (const st of res.planned ?? []) would.push({ aspect: 'pointer', write: 'state.json', status: st.status, revision: st.revision, generation: st.generation });
+    } catch (e) {
+      res = { context: `BATON_VERIFY=1\nPOINTER_ERROR=${codeOf(e)}` };
     }
+    delete res.planned;
   }
   if (on('session') && ev.kind === 'start' && !open) would.push({ aspect: 'session', write: 'episode.opened', context_file: 'contexts/<stamp>--<episode>.md' });
   if (on('session') && ev.kind === 'end' && open) {
     would.push({ aspect: 'session', write: 'episode.closed', episode: open.episode, reason: ev.reason, outcome: outcomeOf(adapter, ev.reason ?? 'other') });
   }
   if (on('prompt') && ev.kind === 'prompt') would.push({ aspect: 'prompt', write: 'prompt.submitted', episode: open?.episode ?? null });
-  const out = adapter.shape(ev, context ? { context } : {});
+  const out = adapter.shape(ev, res);
   const report = {
     baton_verify: { provider: adapter.name, event: ev.providerEvent, kind: ev.kind, session: sessionId, session_exists: exists, aspects: inv.aspects, would_write: would },
   };

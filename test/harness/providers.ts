@@ -60,7 +60,7 @@ function entriesFor(files: string[], event: string): Entry[] {
 }
 
 /** What the provider matches a group's matcher against, per event (none: matchers ignored). */
-function matchTarget(provider: ProviderName, event: string, p: Record<string, unknown>): string | null {
+function matchTarget(event: string, p: Record<string, unknown>): string | null {
   if (event === 'SessionStart') return String(p.source ?? '');
   if (event === 'SessionEnd') return String(p.reason ?? '');
   if (event === 'PreCompact' || event === 'PreCompress') return String(p.trigger ?? '');
@@ -84,7 +84,7 @@ const CONTEXT_EVENTS: Record<ProviderName, string[]> = {
 
 export function runProviderEvent(o: HarnessOptions): HarnessOutcome {
   const event = String(o.payload.hook_event_name);
-  const target = matchTarget(o.provider, event, o.payload);
+  const target = matchTarget(event, o.payload);
   const seen = new Set<string>();
   const entries = entriesFor(o.settingsFiles, event).filter((e) => {
     if (!matches(e.matcher, target) || seen.has(e.command)) return false; // identical handlers run once
