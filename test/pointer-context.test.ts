@@ -120,6 +120,24 @@ test('the identical-text streak counts CLEAN publishes only: the prompt hook DIR
   assert.equal(field(r.context!, 'NEXT_ACTION'), 'MERGE_THEN_REPUBLISH');
 });
 
+test('the streak is exact on a long journal: the hook reads its tail, and the whole file when the streak runs through the tail', () => {
+  const s = setup();
+  pointerAspect(s.store, s.id, { kind: 'prompt' }, s.opts());
+  s.pub('Goal: same');
+  pointerAspect(s.store, s.id, { kind: 'prompt' }, s.opts());
+  const jpath = join(s.dir, 'journal.jsonl');
+  const lines = fs.readFileSync(jpath, 'utf8').trim().split('\n');
+  const clean = JSON.parse(lines[1]);
+  const many = Array.from({ length: 400 }, (_, i) => JSON.stringify({ ...clean, revision: 1000 + i }));
+  fs.writeFileSync(jpath, `${[...many, ...lines.slice(1)].join('\n')}\n`);
+  assert.ok(fs.statSync(jpath).size > 65536);
+  const r = pointerAspect(s.store, s.id, { kind: 'start', source: 'resume' }, s.opts());
+  assert.equal(field(r.context!, 'JOURNAL_IDENTICAL_TEXT_STREAK'), '401');
+  fs.appendFileSync(jpath, `${JSON.stringify({ ...clean, revision: 2000, pointer_digest: 'f'.repeat(64) })}\n`);
+  const r2 = pointerAspect(s.store, s.id, { kind: 'start', source: 'resume' }, s.opts());
+  assert.equal(field(r2.context!, 'JOURNAL_IDENTICAL_TEXT_STREAK'), '1');
+});
+
 test('the pure rules: age -1 when unparsable, streak 1 when the latest text differs, NEXT_ACTION CONTINUE when not DIRTY', () => {
   assert.equal(pointerAgeSeconds('not a time', T0), -1);
   assert.equal(pointerAgeSeconds(null, T0), -1);

@@ -8,8 +8,8 @@ import type { StoredEvent } from '../core/events.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { type WriteSource, commitUnderMutex, pointerError } from './cas.ts';
 import { RECOVERY_REQUIRED, appendRefs, renderPointerBlock, renderUnknownRecovery } from './context.ts';
-import { type JournalRecord, readJournal } from './journal.ts';
-import { CLEARED_TARGET, type Target, nextState, promptTarget } from './rules.ts';
+import { type JournalRecord, readJournal, readJournalTail } from './journal.ts';
+import { CLEARED_TARGET, type Target, identicalTextStreak, nextState, promptTarget } from './rules.ts';
 import { type Observed, type PointerState, type RandomBytes, newGeneration, newTaskId, observedOf, readState, systemRandom } from './state.ts';
 
 export type PointerHookEvent =
@@ -93,9 +93,13 @@ function apply(store: FsStore, id: string, opts: PointerHookOptions, source: Wri
   return r;
 }
 
+/** The records the DIRTY decision fields need: the journal's tail, the whole file only when the streak runs through the tail. */
 function journalOf(store: FsStore, id: string, o: Observed): JournalRecord[] {
   if (o.status !== 'DIRTY') return [];
   try {
+    const tail = readJournalTail(store.dir(id));
+    const published = tail.records.filter((r) => r.event === 'PUBLISH' && r.status === 'CLEAN').length;
+    if (tail.complete || identicalTextStreak(tail.records) < published) return tail.records;
     return readJournal(store.dir(id)).records.map((r) => r.record);
   } catch {
     return [];

@@ -146,3 +146,27 @@ export function readJournal(dir: string): JournalRead {
   }
   return { ...parseJournal(text), exists: true };
 }
+
+/**
+ * The journal's last records, reading at most `bytes` from its end (the hook's streak needs
+ * only the newest records). `complete` says whether the whole file was read.
+ */
+export function readJournalTail(dir: string, bytes = 65536): { records: JournalRecord[]; complete: boolean } {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(journalPath(dir), 'r');
+    const size = fs.fstatSync(fd).size;
+    const start = Math.max(0, size - bytes);
+    const buf = Buffer.alloc(size - start);
+    const n = fs.readSync(fd, buf, 0, buf.length, start);
+    let text = buf.toString('utf8', 0, n);
+    // A read that starts mid-file drops its first, partial line.
+    if (start > 0) text = text.slice(text.indexOf('\n') + 1);
+    return { records: parseJournal(text).records.map((r) => r.record), complete: start === 0 };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return { records: [], complete: true };
+    throw e;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
