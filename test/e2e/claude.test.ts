@@ -182,6 +182,25 @@ describe(`Claude Code ${CLAUDE_VERSION} with baton installed (offline)`, { skip 
     assert.equal(treeHash(user.batonHome), beforeHash);
   });
 
+  test('claude --fork-session without BATON_SESSION: the fork is a new baton session handed a bootstrap block of its own (the payload names no parent)', async () => {
+    plan = {};
+    const parentBefore = pointerState(user, id);
+    const from = server.requests.length;
+    const run = await claude(['--resume', id, '--fork-session', '-p', 'Fork the work', '--output-format', 'json'], user, server);
+    assertRan(run, 'fork');
+    const forkId = JSON.parse(run.stdout).session_id;
+    assert.notEqual(forkId, id);
+    const blocks = pointerBlocks(mainSince(server.requests, from)[0].text);
+    const own = blocks.filter((b) => b.fields.SESSION_ID === forkId);
+    assert.ok(own.length >= 1 && own.every((b) => b.marker === 'TASK_POINTER_V2_BOOTSTRAP'), 'the fork gets its own bootstrap block');
+    // The forked transcript still shows the parent's blocks (its SESSION_ID and PUBLISHER).
+    assert.ok(blocks.some((b) => b.fields.SESSION_ID === id));
+    const opened = ofType(events(user, forkId), 'episode.opened');
+    assert.equal(opened.length, 1);
+    assert.equal(opened[0].payload.source, 'fork');
+    assert.deepEqual(pointerState(user, id), parentBefore, "the parent's pointer is untouched");
+  });
+
   const roSkip = canMountReadOnly() ? false : 'needs a private mount namespace (unshare -m) for a read-only store';
 
   // pointer.md: "already DIRTY → no-op (no write, no journal line)", and only a failed DIRTY
