@@ -121,3 +121,33 @@ test('the hook records when it last ran, per provider and aspect, for status', (
   assert.equal(st.json.rows.find((r: any) => r.row === 'claude').last_run, null);
   assert.equal(fs.statSync(join(home, 'hooks')).mode & 0o777, 0o700);
 });
+
+test('isolation: the prompt aspect fails (a log corrupt in the middle, WS201) → the pointer context is still on stdout, exit 0, one stderr line', () => {
+  const home = tmpDir();
+  const sid = randomUUID();
+  const input = { session_id: sid, hook_event_name: 'UserPromptSubmit', prompt: 'one', cwd: home };
+  run(home, input);
+  // Make the pointer DIRTY-and-idle (a repeated prompt writes nothing), then corrupt the log.
+  run(home, { session_id: sid, hook_event_name: 'UserPromptSubmit', prompt: 'two', cwd: home });
+  const logPath = join(home, 'sessions', sid, 'events.jsonl');
+  const lines = fs.readFileSync(logPath, 'utf8').split('\n');
+  lines[0] = lines[0].replace('"title":"one"', '"title":"0ne"');
+  fs.writeFileSync(logPath, lines.join('\n'));
+  const r = run(home, { ...input, prompt: 'three' });
+  assert.equal(r.code, 0);
+  assert.match(JSON.parse(r.stdout).hookSpecificOutput.additionalContext, /^TASK_POINTER_V2/);
+  const errs = r.stderr.trim().split('\n');
+  assert.equal(errs.length, 1, r.stderr);
+  assert.match(errs[0], /^baton: hook prompt: WS201 /);
+});
+
+test('the CLI route `baton --home DIR hook claude` runs the same hook', () => {
+  const home = tmpDir();
+  const sid = randomUUID();
+  const r = baton(['--home', home, 'hook', 'claude', '--aspects', 'session,pointer'], {
+    input: JSON.stringify({ session_id: sid, hook_event_name: 'SessionStart', source: 'startup', cwd: home }),
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(JSON.parse(r.stdout).hookSpecificOutput.additionalContext, new RegExp(`PUBLISHER=.*--home ${home} pointer publish`));
+  assert.equal(log(home, sid).filter((e) => e.type === 'episode.opened').length, 1);
+});

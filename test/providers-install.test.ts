@@ -169,3 +169,16 @@ test("the shim finds the repo's node_modules/.bin/baton", () => {
   assert.equal(r.status, 0, r.stderr);
   assert.match(JSON.parse(r.stdout).hookSpecificOutput.additionalContext, /^TASK_POINTER_V2/);
 });
+
+test('a symlinked settings file stays a symlink; its target is edited', () => {
+  const p = project();
+  const real = join(p.root, 'dotfiles-settings.json');
+  fs.writeFileSync(real, EXAMPLE);
+  fs.mkdirSync(join(p.home, '.claude'));
+  fs.symlinkSync(real, join(p.home, '.claude/settings.json'));
+  assert.equal(baton(['install', 'claude'], { env: p.env, cwd: p.proj }).code, 0);
+  assert.ok(fs.lstatSync(join(p.home, '.claude/settings.json')).isSymbolicLink());
+  assert.ok(JSON.parse(fs.readFileSync(real, 'utf8')).hooks.SessionStart);
+  assert.equal(baton(['uninstall', 'claude'], { env: p.env, cwd: p.proj }).code, 0);
+  assert.equal(fs.readFileSync(real, 'utf8'), EXAMPLE);
+});

@@ -82,7 +82,7 @@ export function runHook(inv: HookInvocation): HookOutput {
   // The session a hook names is created when missing: at start (title `<provider> <short id>`)
   // or at the first prompt (title: its first line). The end event never creates one.
   const writesAtEvent = (ev.kind === 'start' && (enabled('session') || enabled('pointer'))) || (ev.kind === 'prompt' && (enabled('prompt') || enabled('pointer')));
-  if (writesAtEvent) {
+  if (writesAtEvent && !store.exists(sessionId)) {
     try {
       store.ensure(sessionId, {
         title: (ev.kind === 'prompt' && titleFromPrompt(ev.prompt ?? '')) || defaultTitle(adapter.name, ev.providerSessionId),

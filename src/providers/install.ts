@@ -113,6 +113,9 @@ export function readText(path: string): string | null {
 
 /** Atomic replace in the same folder, keeping the file's mode (0644 for a new file). */
 export function writeTextAtomic(path: string, text: string, mode?: number): void {
+  try {
+    path = fs.realpathSync(path); // a settings file symlinked from a dotfiles repo stays a symlink
+  } catch {}
   let keep = mode ?? 0o644;
   try {
     keep = mode ?? fs.statSync(path).mode & 0o777;
