@@ -101,3 +101,12 @@ test('demo plays a Claude Code session through the real hook: the restart re-inj
   assert.equal(types.filter((t: string) => t === 'episode.closed').length, 2);
   assert.equal(fs.existsSync(r.json.store), false, 'the temporary store is removed');
 });
+
+test('doctor: wired in two scopes means every event runs twice → a problem with the uninstall that fixes it', () => {
+  const w = world();
+  assert.equal(baton(['install', 'claude'], { env: w.env, cwd: w.proj }).code, 0);
+  assert.equal(baton(['install', 'claude', '--scope', 'project'], { env: w.env, cwd: w.proj }).code, 0);
+  const r = baton(['doctor', '--json'], { env: w.env, cwd: w.proj });
+  assert.equal(r.code, 2);
+  assert.ok(r.json.problems.some((p: any) => /wired in user and project scope/.test(p.message) && p.fix === 'baton uninstall claude --scope user'));
+});

@@ -157,6 +157,9 @@ export function doctor(home: string, ctx: InstallContext, now: Date): DoctorRepo
       const scope = row.scopes[0] ?? 'user';
       if (row.state === 'partial' && row.missing.some((m) => !m.includes('has no such event'))) {
         P(`${row.row}: partly wired, missing ${row.missing.join(', ')}`, `baton install ${name} --scope ${scope}`);
+      } else if (row.scopes.length > 1) {
+        // The provider merges every scope and runs each matching handler: each event would run twice.
+        P(`${row.row}: wired in ${row.scopes.join(' and ')} scope, so every event runs the hook ${row.scopes.length} times`, `baton uninstall ${name} --scope ${row.scopes[0]}`);
       } else if (row.state === 'foreign') {
         P(`${row.row}: wired to another baton (${row.foreign[0]})`, `baton install ${name} --scope ${row.foreign[0].split(' ')[0]} --force`);
       }
