@@ -175,11 +175,18 @@ describe(`Claude Code ${CLAUDE_VERSION} with baton installed (offline)`, { skip 
     );
   });
 
-  test('baton verify still passes after real runs, and left the store as it was', () => {
+  test('baton verify still passes after real runs, and left the store as it was; baton status shows claude wired with a last run', () => {
     const beforeHash = treeHash(user.batonHome);
     const v = userBaton(['verify', 'claude'], user);
     assert.equal(v.code, 0, `verify failed:\n${v.stdout}\n${v.stderr}`);
     assert.equal(treeHash(user.batonHome), beforeHash);
+    const st = userBaton(['status', '--json'], user);
+    assert.equal(st.code, 0, st.stderr);
+    for (const row of ['claude', 'claude:session', 'claude:pointer']) {
+      const r = st.json.rows.find((x: any) => x.row === row);
+      assert.equal(r?.state, 'wired', `${row}: ${JSON.stringify(r)}`);
+      assert.ok(r.last_run, `${row} has no last run after real runs`);
+    }
   });
 
   test('claude --fork-session without BATON_SESSION: the fork is a new baton session handed a bootstrap block of its own (the payload names no parent)', async () => {
