@@ -72,7 +72,16 @@ export function userEnv(user: User, server: ModelServer, extra: Record<string, s
 }
 
 /** Runs one agent command to its end, or kills it (whole process group) after `timeoutMs`. */
-export function runAgent(bin: string, args: string[], user: User, server: ModelServer, opts: { env?: Record<string, string | undefined>; timeoutMs?: number; wrap?: string[] } = {}): Promise<AgentRun> {
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+  /** A command prefix (e.g. readOnlyWrap) the agent runs under. */
+  wrap?: string[];
+  /** Called with a function that signals the agent process (as `kill PID` would; its hooks still run). */
+  onStart?: (signal: (sig: NodeJS.Signals) => void) => void;
+}
+
+export function runAgent(bin: string, args: string[], user: User, server: ModelServer, opts: RunOptions = {}): Promise<AgentRun> {
   const env = userEnv(user, server, opts.env);
   const [cmd, argv] = opts.wrap ? [opts.wrap[0], [...opts.wrap.slice(1), bin, ...args]] : [bin, args];
   return new Promise((resolve) => {
@@ -82,6 +91,11 @@ export function runAgent(bin: string, args: string[], user: User, server: ModelS
     let timedOut = false;
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    opts.onStart?.((sig) => {
+      try {
+        process.kill(child.pid!, sig);
+      } catch {}
+    });
     const timer = setTimeout(() => {
       timedOut = true;
       try {
@@ -95,7 +109,7 @@ export function runAgent(bin: string, args: string[], user: User, server: ModelS
   });
 }
 
-export function claude(args: string[], user: User, server: ModelServer, opts: { env?: Record<string, string | undefined>; wrap?: string[] } = {}): Promise<AgentRun> {
+export function claude(args: string[], user: User, server: ModelServer, opts: RunOptions = {}): Promise<AgentRun> {
   return runAgent(CLAUDE_BIN, args, user, server, opts);
 }
 
@@ -112,7 +126,7 @@ export function prepareGemini(user: User): void {
   fs.writeFileSync(file, JSON.stringify(settings, null, 2));
 }
 
-export function gemini(args: string[], user: User, server: ModelServer, opts: { env?: Record<string, string | undefined>; wrap?: string[] } = {}): Promise<AgentRun> {
+export function gemini(args: string[], user: User, server: ModelServer, opts: RunOptions = {}): Promise<AgentRun> {
   return runAgent(GEMINI_BIN, ['-m', 'gemini-2.5-flash', ...args], user, server, opts);
 }
 
@@ -139,7 +153,7 @@ export function prepareCodex(user: User, server: ModelServer): void {
  * `codex exec` with the hooks it would run once trusted in /hooks (the flag stands in for
  * that interactive step), and a sandbox that lets the agent's shell write the baton store.
  */
-export function codex(args: string[], user: User, server: ModelServer, opts: { env?: Record<string, string | undefined>; wrap?: string[] } = {}): Promise<AgentRun> {
+export function codex(args: string[], user: User, server: ModelServer, opts: RunOptions = {}): Promise<AgentRun> {
   const pre = ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--sandbox', 'workspace-write', '-c', `sandbox_workspace_write.writable_roots=[${JSON.stringify(user.batonHome)}]`];
   const [sub, ...rest] = args;
   // `codex exec resume ID PROMPT`: the options go before the subcommand.

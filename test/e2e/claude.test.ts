@@ -270,3 +270,62 @@ describe(`Claude Code ${CLAUDE_VERSION} with baton installed (offline)`, { skip 
     assert.equal(mainSince(server.requests, from).length, 1);
   });
 });
+
+describe(`Claude Code ${CLAUDE_VERSION} killed mid-turn`, { skip }, () => {
+  let server: ModelServer;
+  let user: User;
+
+  before(async () => {
+    server = await new ModelServer().start();
+    user = newUser();
+    const inst = userBaton(['install', 'claude'], user);
+    assert.equal(inst.code, 0, inst.stderr);
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  /** Runs claude with a model that never answers, and signals it once the model was asked. */
+  async function killedRun(args: string[], sig: NodeJS.Signals): Promise<AgentRun> {
+    server.script = () => ({ hang: true });
+    const from = server.requests.length;
+    let signal: (s: NodeJS.Signals) => void = () => {};
+    const done = claude(args, user, server, { onStart: (f) => (signal = f) });
+    for (let i = 0; i < 600 && mainSince(server.requests, from).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(mainSince(server.requests, from).length > 0, 'the model was never asked');
+    signal(sig);
+    return done;
+  }
+
+  test('SIGTERM while the model is thinking: SessionEnd still fires (reason other) and the episode closes as interrupted', async () => {
+    const run = await killedRun(['-p', 'A turn that will be stopped', '--session-id', '0b7f3a52-1c4e-4d8a-9f6b-2e5d7c9a1b30'], 'SIGTERM');
+    assert.equal(run.timedOut, false);
+    const evs = events(user, '0b7f3a52-1c4e-4d8a-9f6b-2e5d7c9a1b30');
+    assert.equal(ofType(evs, 'episode.opened').length, 1);
+    const closed = ofType(evs, 'episode.closed');
+    assert.equal(closed.length, 1, `no episode.closed after SIGTERM (exit ${run.code}/${run.signal})`);
+    assert.equal(closed[0].payload.reason, 'other');
+    assert.equal(closed[0].payload.outcome, 'interrupted');
+    assert.deepEqual(
+      ofType(evs, 'prompt.submitted').map((e) => e.payload.text),
+      ['A turn that will be stopped'],
+    );
+  });
+
+  test('SIGKILL leaves the episode open; the next resume finds it open and opens no second one, then closes it', async () => {
+    const sid = '5d1e8c47-9a2b-4f3e-8c6d-7b0a1e2f3c4d';
+    const run = await killedRun(['-p', 'A turn that will be killed', '--session-id', sid], 'SIGKILL');
+    assert.equal(run.signal, 'SIGKILL');
+    let evs = events(user, sid);
+    assert.equal(ofType(evs, 'episode.opened').length, 1);
+    assert.equal(ofType(evs, 'episode.closed').length, 0, 'no end event after SIGKILL: the episode stays open');
+    server.script = () => ({ text: 'back' });
+    const resumed = await claude(['--resume', sid, '-p', 'Back after the crash'], user, server);
+    assertRan(resumed, 'resume after SIGKILL');
+    evs = events(user, sid);
+    assert.equal(ofType(evs, 'episode.opened').length, 1);
+    const closed = ofType(evs, 'episode.closed');
+    assert.equal(closed.length, 1);
+    assert.equal(closed[0].payload.prompts, 2);
+  });
+});

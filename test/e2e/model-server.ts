@@ -30,7 +30,7 @@ export interface RecordedRequest {
   lastIsToolResult: boolean;
 }
 
-export type Reply = { text: string } | { shell: string; text?: string };
+export type Reply = { text: string } | { shell: string; text?: string } | { hang: true };
 
 /** Decides the reply to one request; `undefined` → the default (a short plain text). */
 export type Script = (req: RecordedRequest) => Reply | undefined;
@@ -109,7 +109,9 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   res.end(s);
 }
 
-function anthropicReply(res: ServerResponse, req: RecordedRequest, reply: Reply): void {
+type Answer = Exclude<Reply, { hang: true }>;
+
+function anthropicReply(res: ServerResponse, req: RecordedRequest, reply: Answer): void {
   const model = typeof req.body?.model === 'string' ? req.body.model : 'claude-sonnet-4-5';
   const id = `msg_${randomUUID().replace(/-/g, '')}`;
   const usage = { input_tokens: 12, output_tokens: 6, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
@@ -142,7 +144,7 @@ function anthropicReply(res: ServerResponse, req: RecordedRequest, reply: Reply)
   sse(res, events);
 }
 
-function geminiReply(res: ServerResponse, req: RecordedRequest, reply: Reply): void {
+function geminiReply(res: ServerResponse, req: RecordedRequest, reply: Answer): void {
   const model = /models\/([^:/?]+)/.exec(req.url)?.[1] ?? 'gemini-2.5-flash';
   const parts: any[] = [];
   if (reply.text) parts.push({ text: reply.text });
@@ -159,7 +161,7 @@ function geminiReply(res: ServerResponse, req: RecordedRequest, reply: Reply): v
 }
 
 /** The Responses API (Codex): always streamed; a shell call is an `exec_command` function call. */
-function openaiReply(res: ServerResponse, req: RecordedRequest, reply: Reply): void {
+function openaiReply(res: ServerResponse, req: RecordedRequest, reply: Answer): void {
   const id = `resp_${randomUUID().replace(/-/g, '')}`;
   const items: any[] = [];
   if (reply.text) items.push({ type: 'message', id: `msg_${randomUUID().replace(/-/g, '')}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] });
@@ -198,6 +200,7 @@ function geminiStructured(req: RecordedRequest): string | undefined {
 export class ModelServer {
   readonly requests: RecordedRequest[] = [];
   script: Script = () => undefined;
+  private readonly hanging: ServerResponse[] = [];
   private server: Server | undefined;
   port = 0;
 
@@ -219,6 +222,7 @@ export class ModelServer {
   close(): Promise<void> {
     return new Promise((resolve) => {
       if (!this.server) return resolve();
+      for (const res of this.hanging.splice(0)) res.destroy();
       this.server.closeAllConnections();
       this.server.close(() => resolve());
     });
@@ -255,7 +259,13 @@ export class ModelServer {
   }
 
   private answer(rec: RecordedRequest, path: string, res: ServerResponse): void {
-    const scripted = (fallback: string): Reply => (rec.main ? this.script(rec) : undefined) ?? { text: fallback };
+    const reply = rec.main ? this.script(rec) : undefined;
+    if (reply && 'hang' in reply) {
+      // Never answer: the agent waits until it is killed (or the server closes).
+      this.hanging.push(res);
+      return;
+    }
+    const scripted = (fallback: string): Answer => (reply as Answer | undefined) ?? { text: fallback };
     if (rec.api === 'anthropic') {
       if (path.endsWith('/count_tokens')) json(res, 200, { input_tokens: 12 });
       else anthropicReply(res, rec, scripted(rec.main ? 'ok' : 'Stand-in title'));
