@@ -329,3 +329,74 @@ describe(`Claude Code ${CLAUDE_VERSION} killed mid-turn`, { skip }, () => {
     assert.equal(closed[0].payload.prompts, 2);
   });
 });
+
+describe(`Claude Code ${CLAUDE_VERSION} /clear`, { skip }, () => {
+  let server: ModelServer;
+  let user: User;
+  let plan: AgentPlan = {};
+
+  before(async () => {
+    server = await new ModelServer().start();
+    server.script = diligentAgent(() => plan);
+    user = newUser();
+    const inst = userBaton(['install', 'claude'], user);
+    assert.equal(inst.code, 0, inst.stderr);
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  test('/clear ends the old provider session as closed and starts a new one (new id, source clear) fenced CLEARED; the old pointer stays', async () => {
+    plan = { publish: 'Goal: before clear\nNext: clear' };
+    const first = await claude(['-p', 'Work before clear', '--allowedTools', 'Bash', '--output-format', 'json'], user, server);
+    assertRan(first, 'first');
+    const oldId = JSON.parse(first.stdout).session_id;
+    const oldState = pointerState(user, oldId);
+    assert.equal(oldState.status, 'CLEAN');
+    plan = {};
+    const existing = new Set(fs.readdirSync(join(user.batonHome, 'sessions')));
+    const clear = await claude(['--resume', oldId, '-p', '/clear'], user, server);
+    assertRan(clear, '/clear');
+    const created = fs.readdirSync(join(user.batonHome, 'sessions')).filter((s) => !existing.has(s));
+    assert.equal(created.length, 1, `expected one new session for the cleared conversation, got ${created}`);
+    const newId = created[0];
+    const oldClosed = ofType(events(user, oldId), 'episode.closed');
+    assert.deepEqual(
+      oldClosed.map((e) => [e.payload.reason, e.payload.outcome]),
+      [
+        ['other', 'interrupted'],
+        ['clear', 'closed'],
+      ],
+    );
+    assert.deepEqual(pointerState(user, oldId), oldState, 'the old conversation keeps its pointer');
+    const opened = ofType(events(user, newId), 'episode.opened');
+    assert.equal(opened[0]?.payload.source, 'clear');
+    assert.equal(pointerState(user, newId).status, 'CLEARED');
+  });
+
+  test('with BATON_SESSION, /clear fences the named session: a new generation, and a publish on the generation shown before is refused STALE_GENERATION', async () => {
+    const env = { BATON_SESSION: 'clear-task' };
+    plan = { publish: 'Goal: named\nNext: clear it' };
+    const from = server.requests.length;
+    const first = await claude(['-p', 'Named work', '--allowedTools', 'Bash', '--output-format', 'json'], user, server, { env });
+    assertRan(first, 'first');
+    const id = JSON.parse(first.stdout).session_id;
+    const shown = newestPointerBlock(mainSince(server.requests, from)[0].text)!;
+    const published = pointerState(user, 'clear-task');
+    assert.equal(published.status, 'CLEAN');
+    plan = {};
+    const clear = await claude(['--resume', id, '-p', '/clear'], user, server, { env });
+    assertRan(clear, '/clear');
+    const fenced = pointerState(user, 'clear-task');
+    assert.equal(fenced.status, 'CLEARED');
+    assert.notEqual(fenced.generation, published.generation);
+    assert.ok(fenced.revision > published.revision);
+    // An agent still holding the old block publishes on it: the fence refuses it (no ABA).
+    const stale = userBaton(['pointer', 'publish'], user, {
+      input: JSON.stringify({ schema_version: 3, session_id: 'clear-task', expected_generation: shown.fields.GENERATION, expected_revision: published.revision, task_id: published.task_id, target_status: 'CLEAN', pointer_text: 'Goal: resurrected' }),
+    });
+    assert.equal(stale.code, 2);
+    assert.equal(stale.json?.error, 'STALE_GENERATION');
+    assert.deepEqual(pointerState(user, 'clear-task'), fenced);
+  });
+});
