@@ -151,3 +151,14 @@ test('the CLI route `baton --home DIR hook claude` runs the same hook', () => {
   assert.match(JSON.parse(r.stdout).hookSpecificOutput.additionalContext, new RegExp(`PUBLISHER=.*--home ${home} pointer publish`));
   assert.equal(log(home, sid).filter((e) => e.type === 'episode.opened').length, 1);
 });
+
+test("gemini: the archive keeps the user's prompt, not the hook context Gemini wraps around it", () => {
+  const home = tmpDir();
+  const sid = randomUUID();
+  const prompt = '<hook_context>TASK_POINTER_V2\nSTATUS=CLEAN\n</hook_context>\n\nfirst prompt\nsecond line\n<hook_context>more</hook_context>';
+  const r = run(home, { session_id: sid, hook_event_name: 'BeforeAgent', prompt, cwd: home }, ['gemini']);
+  assert.equal(r.code, 0, r.stderr);
+  const ev = log(home, sid);
+  assert.equal(ev.find((e) => e.type === 'prompt.submitted').payload.text, 'first prompt\nsecond line');
+  assert.equal(ev[0].payload.title, 'first prompt');
+});

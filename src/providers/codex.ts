@@ -18,7 +18,9 @@ export const codex: ProviderAdapter = {
   timeoutValue: 10,
   timeoutUnit: 'seconds',
   budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000 },
-  installNote: 'Codex runs unmanaged hooks only after you trust them: open /hooks in Codex and trust the baton entries.',
+  installNote: (home) =>
+    'Codex runs unmanaged hooks only after you trust them: open /hooks in Codex and trust the baton entries.\n' +
+    `Codex runs the agent's commands in a sandbox: for the agent to publish its pointer, the store must be writable from it (add ${home} to sandbox_workspace_write.writable_roots in ~/.codex/config.toml, or run with --sandbox workspace-write and the store inside the workspace).`,
   shape: (ev, res) => {
     if (res.context && !res.block && !res.stop && !res.failure && (ev.kind === 'start' || ev.kind === 'prompt')) {
       const t = res.context;

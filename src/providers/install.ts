@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { shellJoin } from '../hooks/shell.ts';
+import { resolveHome } from '../store/home.ts';
 import { describeWorkspace } from '../store/workspace.ts';
 import { type HookEntryRef, addGroup, lineDiff, listEntries, removeEntries, replaceCommand } from './settings.ts';
 import { shimText } from './shim.ts';
@@ -190,7 +191,7 @@ export function install(
     }
     writeTextAtomic(file, text);
   }
-  report.note = adapter.installNote;
+  report.note = adapter.installNote?.(ctx.storeHome ?? resolveHome());
   return report;
 }
 

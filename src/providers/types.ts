@@ -66,8 +66,10 @@ export interface ProviderAdapter {
   budgetMs: Partial<Record<HookKind, number>>;
   /** Extra fields of a baton hook entry (Gemini names its hooks). */
   entryExtras?: Record<string, unknown>;
-  /** Said after install (Codex's trust step, Gemini's re-confirmation). */
-  installNote?: string;
+  /** The user's own prompt out of the payload's `prompt` (Gemini wraps hook context into it). */
+  cleanPrompt?: (prompt: string) => string;
+  /** Said after install (Codex's trust step and sandbox, Gemini's re-confirmation), given the store root. */
+  installNote?: (storeHome: string) => string;
   /** Turns the pointer aspect's result into this provider's stdout/stderr/exit code. */
   shape(ev: HookEvent, res: PointerHookResult): HookOutput;
 }
@@ -95,7 +97,10 @@ export function mapPayload(adapter: ProviderAdapter, raw: unknown): HookEvent | 
   if (kind === 'start') ev.source = str(p.source) || 'startup';
   if (kind === 'end') ev.reason = str(p.reason) || 'other';
   if (kind === 'pre-compact') ev.trigger = str(p.trigger) ?? '';
-  if (kind === 'prompt') ev.prompt = str(p.prompt) ?? '';
+  if (kind === 'prompt') {
+    const prompt = str(p.prompt) ?? '';
+    ev.prompt = adapter.cleanPrompt ? adapter.cleanPrompt(prompt) : prompt;
+  }
   return ev;
 }
 
