@@ -19,7 +19,8 @@ export interface BlockInput {
   /** The journal's records (for the identical-text streak when DIRTY). */
   journal: readonly JournalRecord[];
   /** A fresh task id offered in the bootstrap example request. */
-  exampleTaskId: string;
+  /** Drawn only when the block has no pointer of its own to show in the example request. */
+  exampleTaskId: () => string;
 }
 
 export function hasPointer(o: Observed): boolean {
@@ -75,7 +76,7 @@ export function renderPointerBlock(i: BlockInput): string {
     session_id: o.session_id,
     expected_generation: o.generation,
     expected_revision: o.revision,
-    task_id: present ? o.task_id : i.exampleTaskId,
+    task_id: present ? o.task_id : i.exampleTaskId(),
     target_status: 'CLEAN',
     pointer_text: 'Goal: ...\nNext: ...',
   });

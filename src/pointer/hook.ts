@@ -112,7 +112,7 @@ function block(store: FsStore, id: string, o: Observed, opts: PointerHookOptions
     publisherCommand: opts.publisherCommand,
     now: opts.now,
     journal: journalOf(store, id, o),
-    exampleTaskId: newTaskId(opts.randomBytes ?? systemRandom),
+    exampleTaskId: () => newTaskId(opts.randomBytes ?? systemRandom),
   });
 }
 

@@ -49,8 +49,22 @@ export interface Observed {
 }
 
 export type RandomBytes = (n: number) => Uint8Array;
-/** Web Crypto's CSPRNG, reached only when a generation or task id is drawn: loading node:crypto up front would cost every hook process. */
-export const systemRandom: RandomBytes = (n) => globalThis.crypto.getRandomValues(new Uint8Array(n));
+/**
+ * The kernel's CSPRNG read from /dev/urandom: Web Crypto or node:crypto would load the
+ * crypto modules into every hook process that draws a generation or a task id.
+ */
+export const systemRandom: RandomBytes = (n) => {
+  const out = new Uint8Array(n);
+  try {
+    const fd = fs.openSync('/dev/urandom', 'r');
+    try {
+      if (fs.readSync(fd, out, 0, n, null) === n) return out;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {}
+  return globalThis.crypto.getRandomValues(out);
+};
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
