@@ -47,7 +47,7 @@ export function searchSessions(home: string, query: string, filter: SearchFilter
   if (!hasStore(home)) return { hits: [], source: 'index' };
   const r = withIndex(home, io, (db) => {
     catchUp(db, home, io);
-    return searchIndex(db, query, filter);
+    return searchIndex(db, home, query, filter);
   });
   if (r) return { hits: r.value, source: 'index' };
   return { hits: searchByScan(home, query, filter), source: 'scan' };

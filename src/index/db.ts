@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ensureDir } from '../store/fsutil.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
-import { type RebuildStats, rebuild } from './rebuild.ts';
+import { type RebuildStats, rebuild, rebuildInto, sessionNames } from './rebuild.ts';
+import { WorkerSink, sqliteModulePath } from './rebuild-worker.ts';
 
 export type Db = Database.Database;
 export const DB_FILE = 'baton.db';
@@ -20,7 +21,11 @@ export interface IndexIo {
   /** Rebuild progress (the caller draws a bar on a TTY). */
   progress?: (done: number, total: number) => void;
   nowMs?: () => number;
+  /** Index on a worker thread while this one reads the logs: 'auto' (default) does for stores of 200 sessions or more. */
+  worker?: boolean | 'auto';
 }
+
+const HASH_SIZE = 32 * 1024 * 1024;
 
 export function dbPath(home: string): string {
   return join(home, DB_FILE);
@@ -77,6 +82,25 @@ export function buildFresh(home: string, io: IndexIo = {}): RebuildStats {
   const target = dbPath(home);
   const tmp = `${target}.rebuild-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   fs.closeSync(fs.openSync(tmp, 'wx', 0o600));
+  const swap = (): void => {
+    removeQuietly(`${target}-wal`);
+    removeQuietly(`${target}-shm`);
+    fs.renameSync(tmp, target);
+  };
+  const sqlite = io.worker === false ? null : sqliteModulePath();
+  const many = io.worker === true || sessionNames(join(home, 'sessions')).length >= 200;
+  if (sqlite && many && process.env.BATON_INDEX_WORKER !== '0') {
+    const sink = new WorkerSink(tmp, sqlite, HASH_SIZE);
+    try {
+      const stats = rebuildInto(sink, home, { progress: io.progress, nowMs: now() });
+      swap();
+      return stats;
+    } catch (e) {
+      sink.close();
+      removeQuietly(tmp);
+      throw e;
+    }
+  }
   let db: Db | null = null;
   try {
     db = new Database(tmp);
@@ -86,15 +110,13 @@ export function buildFresh(home: string, io: IndexIo = {}): RebuildStats {
     db.pragma('cache_size = -65536');
     applyMigrations(db);
     // Bulk load: a large in-memory term buffer means few, large segments and little merging.
-    db.exec(`INSERT INTO event_text (event_text, rank) VALUES ('hashsize', ${32 * 1024 * 1024})`);
+    db.exec(`INSERT INTO event_text (event_text, rank) VALUES ('hashsize', ${HASH_SIZE})`);
     const stats = rebuild(db, home, { progress: io.progress, nowMs: now() });
     db.pragma('locking_mode = NORMAL');
     db.pragma('journal_mode = WAL');
     db.close();
     db = null;
-    removeQuietly(`${target}-wal`);
-    removeQuietly(`${target}-shm`);
-    fs.renameSync(tmp, target);
+    swap();
     return stats;
   } catch (e) {
     try {

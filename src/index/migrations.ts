@@ -33,6 +33,7 @@ CREATE TABLE sessions (
   lease_until     TEXT,
   pointer_status  TEXT,
   open_episodes   TEXT NOT NULL DEFAULT '[]',   -- JSON [{episode, provider, opened_at}]
+  redactions      TEXT NOT NULL DEFAULT '{}',   -- JSON {seq: [pattern]} from context.rewritten (session redact)
   corrupt         TEXT,                         -- JSON {line, offset, reason} when WS201
   log_offset      INTEGER NOT NULL DEFAULT 0,   -- bytes of the log projected (complete lines)
   line_start      INTEGER NOT NULL DEFAULT 0,   -- where the last projected line starts
@@ -54,10 +55,16 @@ CREATE TABLE conflicts (
 );
 CREATE INDEX conflicts_by_session ON conflicts (session, id);
 
--- Full-text search over event text; rowid = sessions.num * 2^32 + seq.
+-- Full-text search over event text; rowid = sessions.num * 2^32 + seq. Contentless: the
+-- text lives in the log (the truth) and snippets are cut from the line at byte \`off\`, with
+-- \`session redact\` patterns applied; only the (already redacted) terms are indexed here.
 CREATE VIRTUAL TABLE event_text USING fts5 (
   text,
   type UNINDEXED,
+  off UNINDEXED,
+  content = '',
+  contentless_delete = 1,
+  contentless_unindexed = 1,
   tokenize = 'unicode61 remove_diacritics 2'
 );
 `,

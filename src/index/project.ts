@@ -32,6 +32,8 @@ export interface SessionRow {
   lease_until: string | null;
   pointer_status: string | null;
   open_episodes: OpenEpisode[];
+  /** seq -> `session redact` patterns to apply when presenting that event's text. */
+  redactions: Record<string, string[]>;
   corrupt: CorruptMark | null;
   /** Bytes of the log projected: complete, valid lines only. */
   log_offset: number;
@@ -40,7 +42,7 @@ export interface SessionRow {
 }
 
 /** What to do to the search table: index an event's text, or re-redact earlier rows. */
-export type TextOp = { kind: 'text'; seq: number; type: string; text: string } | { kind: 'redact'; seqs: number[]; pattern: string };
+export type TextOp = { kind: 'text'; seq: number; type: string; text: string; off: number } | { kind: 'redact'; seqs: number[]; pattern: string };
 
 export function emptyRow(id: string): SessionRow {
   return {
@@ -58,6 +60,7 @@ export function emptyRow(id: string): SessionRow {
     lease_until: null,
     pointer_status: null,
     open_episodes: [],
+    redactions: {},
     corrupt: null,
     log_offset: 0,
     line_start: 0,
@@ -134,8 +137,11 @@ export function projectEvent(row: SessionRow, ev: StoredEvent, lineStart: number
       break;
     case 'context.rewritten':
       if (Array.isArray(p.redacts) && typeof p.pattern === 'string') {
-        const seqs = (p.redacts as unknown[]).filter((s): s is number => typeof s === 'number');
+        const seqs = (p.redacts as unknown[]).filter((s): s is number => typeof s === 'number' && Number.isInteger(s) && s > 0 && s < ev.seq);
         if (seqs.includes(row.title_seq)) row.title = applyRedaction(row.title, p.pattern);
+        const red = { ...row.redactions };
+        for (const s of seqs) red[s] = [...(red[s] ?? []), p.pattern];
+        row.redactions = red;
         text?.({ kind: 'redact', seqs, pattern: p.pattern });
       }
       break;
@@ -161,11 +167,18 @@ export function projectEvent(row: SessionRow, ev: StoredEvent, lineStart: number
   }
   if (text) {
     const t = eventText(ev);
-    if (t) text({ kind: 'text', seq: ev.seq, type: ev.type, text: t });
+    if (t) text({ kind: 'text', seq: ev.seq, type: ev.type, text: t, off: lineStart });
   }
 }
 
 export type LifecycleState = 'active' | 'suspended' | 'archived';
+
+/** An event's text as presentations show it: with the session's redact patterns for that seq. */
+export function presentedText(text: string, patterns: string[] | undefined): string {
+  let out = text;
+  for (const p of patterns ?? []) out = applyRedaction(out, p);
+  return out;
+}
 
 /** The lifecycle state at `nowMs` (store.md: derived from the log's lease, never stored apart). */
 export function rowState(row: Pick<SessionRow, 'archived' | 'lease_until'>, nowMs: number): LifecycleState {

@@ -6,9 +6,9 @@ import { fail } from '../core/errors.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { Db } from './db.ts';
 import { readLogInto, statLog } from './logread.ts';
-import { type LifecycleState, type OpenEpisode, type SessionRow, applyRedaction, emptyRow, rowState } from './project.ts';
+import { type LifecycleState, type OpenEpisode, type SessionRow, applyRedaction, emptyRow, presentedText, rowState } from './project.ts';
 import { sessionNames } from './rebuild.ts';
-import { rowFromDb, splitRowid } from './writer.ts';
+import { rowFromDb, splitRowid, textAt } from './writer.ts';
 
 export interface ListFilter {
   /** Exact real-path workspace; null for every workspace. */
@@ -139,22 +139,65 @@ export interface SearchHit {
 export const HIT_OPEN = '\u0002';
 export const HIT_CLOSE = '\u0003';
 
-/** The words of a user query, each quoted for FTS5 (so no user text is FTS5 syntax); `word*` keeps a prefix. */
-export function ftsQuery(q: string): string {
-  const terms: string[] = [];
-  for (const raw of q.split(/\s+/)) {
-    const prefix = raw.endsWith('*');
-    const words = raw.split(/[^\p{L}\p{N}_]+/u).filter(Boolean);
-    for (let i = 0; i < words.length; i++) terms.push(`"${words[i]}"${prefix && i === words.length - 1 ? '*' : ''}`);
-  }
-  if (!terms.length) fail('USAGE', 'the search query has no words to look for');
-  return terms.join(' ');
+interface Term {
+  word: string;
+  prefix: boolean;
 }
 
-export function searchIndex(db: Db, query: string, f: SearchFilter): SearchHit[] {
-  const match = ftsQuery(query);
+/** Folds a word the way the FTS5 unicode61 tokenizer does (case, diacritics). */
+export function foldWord(w: string): string {
+  return w.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+}
+
+const WORD_RE = /[\p{L}\p{N}]+/gu;
+
+/** The words of a user query; `word*` keeps a prefix. USAGE when there are none. */
+export function queryTerms(q: string): Term[] {
+  const terms: Term[] = [];
+  for (const raw of q.split(/\s+/)) {
+    const prefix = raw.endsWith('*');
+    const words = raw.match(WORD_RE) ?? [];
+    for (let i = 0; i < words.length; i++) terms.push({ word: foldWord(words[i]), prefix: prefix && i === words.length - 1 });
+  }
+  if (!terms.length) fail('USAGE', 'the search query has no words to look for');
+  return terms;
+}
+
+/** The query for FTS5: every word quoted (so no user text is FTS5 syntax), all required. */
+export function ftsQuery(q: string): string {
+  return queryTerms(q)
+    .map((t) => `"${t.word}"${t.prefix ? '*' : ''}`)
+    .join(' ');
+}
+
+/** A window of the text around the first matching word, matches between HIT_OPEN and HIT_CLOSE. */
+export function makeSnippet(text: string, terms: Term[], words = 24): string {
+  const toks: { start: number; end: number; hit: boolean }[] = [];
+  for (const m of text.matchAll(WORD_RE)) {
+    const f = foldWord(m[0]);
+    const hit = terms.some((t) => f === t.word || (t.prefix && f.startsWith(t.word)));
+    toks.push({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length, hit });
+  }
+  if (!toks.length) return text.slice(0, 160).replace(/\s+/g, ' ');
+  const first = Math.max(0, toks.findIndex((t) => t.hit));
+  const lo = Math.max(0, first - Math.floor(words / 4));
+  const hi = Math.min(toks.length - 1, lo + words - 1);
+  let out = lo > 0 ? '…' : '';
+  let at = lo > 0 ? toks[lo].start : 0;
+  for (let i = lo; i <= hi; i++) {
+    const t = toks[i];
+    out += text.slice(at, t.start);
+    out += t.hit ? `${HIT_OPEN}${text.slice(t.start, t.end)}${HIT_CLOSE}` : text.slice(t.start, t.end);
+    at = t.end;
+  }
+  out += hi < toks.length - 1 ? '…' : text.slice(at);
+  return out.replace(/\s+/g, ' ');
+}
+
+export function searchIndex(db: Db, home: string, query: string, f: SearchFilter): SearchHit[] {
+  const terms = queryTerms(query);
   const where = ['event_text MATCH ?'];
-  const args: unknown[] = [match];
+  const args: unknown[] = [ftsQuery(query)];
   if (f.type) {
     where.push('t.type = ?');
     args.push(f.type);
@@ -166,30 +209,31 @@ export function searchIndex(db: Db, query: string, f: SearchFilter): SearchHit[]
   args.push(Math.max(1, Math.floor(f.limit)));
   const rows = db
     .prepare(
-      `SELECT t.rowid AS rid, t.type AS type, snippet(event_text, 0, '${HIT_OPEN}', '${HIT_CLOSE}', '…', 16) AS snippet, bm25(event_text) AS score,
-         s.id AS session, s.title AS title, s.cwd AS cwd
+      `SELECT t.rowid AS rid, t.type AS type, t.off AS off, bm25(event_text) AS score, s.id AS session, s.title AS title, s.cwd AS cwd, s.redactions AS redactions
        FROM event_text t JOIN sessions s ON s.num = (t.rowid >> 32)
        WHERE ${where.join(' AND ')} ORDER BY score LIMIT ?`,
     )
-    .all(...args) as { rid: number; type: string; snippet: string; score: number; session: string; title: string; cwd: string | null }[];
-  return rows.map((r) => ({
-    session: r.session,
-    seq: splitRowid(r.rid).seq,
-    type: r.type,
-    snippet: r.snippet,
-    score: Math.round(-r.score * 1000) / 1000,
-    title: r.title,
-    workspace: r.cwd,
-  }));
+    .all(...args) as { rid: number; type: string; off: number; score: number; session: string; title: string; cwd: string | null; redactions: string }[];
+  return rows.map((r) => {
+    const seq = splitRowid(r.rid).seq;
+    // The index holds no text: the snippet is cut from the log line, as every presentation shows it.
+    const raw = textAt(join(home, 'sessions', r.session, LOG_FILE), r.off, seq);
+    const text = raw === null ? '' : presentedText(raw, (JSON.parse(r.redactions) as Record<string, string[]>)[seq]);
+    return {
+      session: r.session,
+      seq,
+      type: r.type,
+      snippet: makeSnippet(text, terms),
+      score: Math.round(-r.score * 1000) / 1000 || 0,
+      title: r.title,
+      workspace: r.cwd,
+    };
+  });
 }
 
 /** Search without an index: every word as a case-insensitive substring, newest first. */
 export function searchByScan(home: string, query: string, f: SearchFilter): SearchHit[] {
-  ftsQuery(query);
-  const words = query
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}_]+/u)
-    .filter(Boolean);
+  const terms = queryTerms(query);
   const hits: (SearchHit & { ts: string })[] = [];
   for (const row of scanRows(home)) {
     if (f.cwd !== null && row.cwd !== f.cwd) continue;
@@ -205,12 +249,9 @@ export function searchByScan(home: string, query: string, f: SearchFilter): Sear
     });
     for (const [seq, t] of texts) {
       if (f.type && t.type !== f.type) continue;
-      const low = t.text.toLowerCase();
-      if (!words.every((w) => low.includes(w))) continue;
-      const at = low.indexOf(words[0]);
-      const from = Math.max(0, at - 60);
-      const snippet = `${from > 0 ? '…' : ''}${t.text.slice(from, at)}${HIT_OPEN}${t.text.slice(at, at + words[0].length)}${HIT_CLOSE}${t.text.slice(at + words[0].length, at + 120)}`;
-      hits.push({ session: row.id, seq, type: t.type, snippet, score: 0, title: row.title, workspace: row.cwd, ts: row.last_touched_at });
+      const folded = new Set((t.text.match(WORD_RE) ?? []).map(foldWord));
+      if (!terms.every((q) => folded.has(q.word) || (q.prefix && [...folded].some((w) => w.startsWith(q.word))))) continue;
+      hits.push({ session: row.id, seq, type: t.type, snippet: makeSnippet(t.text, terms), score: 0, title: row.title, workspace: row.cwd, ts: row.last_touched_at });
     }
   }
   hits.sort((a, b) => (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : b.seq - a.seq));

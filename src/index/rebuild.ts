@@ -1,13 +1,16 @@
-// Rebuild: the whole index from the logs, as a pure-ish function of (db, home) in the
-// style of an importer: run(db, {progress}) -> stats and a list of errors. Reads logs,
-// never writes them. The caller provides an empty, migrated database (db.ts buildFresh).
+// Rebuild: the whole index from the logs, as a pure-ish function in the style of an
+// importer — rebuild(db, home, {progress}) -> stats and a list of errors. Reads logs, never
+// writes them. The caller provides an empty, migrated database (db.ts buildFresh). The
+// reading and folding is rebuildInto(sink, ...); where rows go is the sink's business: a
+// transaction on this thread (rebuild), or a worker thread that does the SQLite and FTS
+// work while this thread reads and parses the next logs (rebuild-worker.ts).
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { LOG_FILE } from '../store/log.ts';
 import type { Db } from './db.ts';
-import { readLogInto, statLog } from './logread.ts';
+import { type LogStat, readLogInto, statLog } from './logread.ts';
 import { feedState, setMeta } from './meta.ts';
-import { emptyRow } from './project.ts';
+import { type SessionRow, type TextOp, applyRedaction, emptyRow } from './project.ts';
 import { IndexWriter } from './writer.ts';
 
 export interface RebuildStats {
@@ -19,7 +22,16 @@ export interface RebuildStats {
   ms: number;
 }
 
-const BATCH = 1000;
+/** Where a rebuild puts what it read. Texts arrive with `session redact` patterns already applied. */
+export interface RebuildSink {
+  session(num: number, row: SessionRow, stat: LogStat): void;
+  text(num: number, seq: number, type: string, text: string, off: number): void;
+  /** The end of a batch of sessions (a commit point). */
+  flush(): void;
+  finish(meta: Record<string, string>): void;
+}
+
+const BATCH = 500;
 
 export function sessionNames(sessionsDir: string): string[] {
   try {
@@ -37,55 +49,117 @@ export function dirStamp(path: string): string {
   }
 }
 
-export function rebuild(db: Db, home: string, opts: { progress?: (done: number, total: number) => void; nowMs?: number } = {}): RebuildStats {
+/** How often a reader re-stats every log, for changes no feed line announced (synced or hand-edited logs). */
+export function sweepIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.BATON_INDEX_SWEEP_MS;
+  const v = Number(raw);
+  return raw !== undefined && raw !== '' && Number.isFinite(v) && v >= 0 ? v : 60_000;
+}
+
+export function rebuildInto(sink: RebuildSink, home: string, opts: { progress?: (done: number, total: number) => void; nowMs?: number } = {}): RebuildStats {
   const t0 = performance.now();
+  const now = opts.nowMs ?? Date.now();
   const sessionsDir = join(home, 'sessions');
   // Noted before reading: whatever is appended while we read is caught up afterwards.
   const feed = feedState(home);
   const dirMtime = dirStamp(sessionsDir);
   const names = sessionNames(sessionsDir).sort();
-  const w = new IndexWriter(db);
   const stats: RebuildStats = { sessions: 0, events: 0, texts: 0, corrupt: 0, errors: [], ms: 0 };
   const total = names.length;
   opts.progress?.(0, total);
-  for (let i = 0; i < total; i += BATCH) {
-    db.transaction(() => {
-      for (const id of names.slice(i, i + BATCH)) {
-        try {
-          const path = join(sessionsDir, id, LOG_FILE);
-          const st = statLog(path);
-          if (!st || st.size === 0) continue;
-          const num = w.newNum();
-          const row = emptyRow(id);
-          readLogInto(path, row, st.size, (op) => {
-            if (op.kind === 'text') stats.texts++;
-            w.text(num, op);
-          });
-          if (row.last_seq === 0 && !row.corrupt) continue; // no complete first line yet
-          w.upsert(num, row, st);
+  let num = 0;
+  for (let i = 0; i < total; i++) {
+    const id = names[i];
+    try {
+      const path = join(sessionsDir, id, LOG_FILE);
+      const st = statLog(path);
+      if (st && st.size > 0) {
+        const row = emptyRow(id);
+        // A session's texts are held until its log is read, so `session redact` patterns
+        // (context.rewritten, later in the log) apply before anything reaches the index.
+        const texts = new Map<number, { type: string; text: string; off: number }>();
+        readLogInto(path, row, st.size, (op: TextOp) => {
+          if (op.kind === 'text') texts.set(op.seq, { type: op.type, text: op.text, off: op.off });
+          else
+            for (const seq of op.seqs) {
+              const t = texts.get(seq);
+              if (t) t.text = applyRedaction(t.text, op.pattern);
+            }
+        });
+        if (row.last_seq > 0 || row.corrupt) {
+          num++;
+          for (const [seq, t] of texts) sink.text(num, seq, t.type, t.text, t.off);
+          sink.session(num, row, st);
           stats.sessions++;
           stats.events += row.events;
+          stats.texts += texts.size;
           if (row.corrupt) stats.corrupt++;
-        } catch (e) {
-          stats.errors.push({ session: id, message: e instanceof Error ? e.message : String(e) });
         }
       }
-    })();
-    opts.progress?.(Math.min(total, i + BATCH), total);
+    } catch (e) {
+      stats.errors.push({ session: id, message: e instanceof Error ? e.message : String(e) });
+    }
+    if ((i + 1) % BATCH === 0 || i + 1 === total) {
+      sink.flush();
+      opts.progress?.(i + 1, total);
+    }
   }
-  setMeta(db, {
+  sink.finish({
     feed_ino: feed.ino,
     feed_offset: String(feed.size),
     sessions_mtime: dirMtime,
-    sweep_due_ms: String((opts.nowMs ?? Date.now()) + sweepIntervalMs()),
-    built_at: new Date(opts.nowMs ?? Date.now()).toISOString(),
+    sweep_due_ms: String(now + sweepIntervalMs()),
+    built_at: new Date(now).toISOString(),
   });
   stats.ms = Math.round(performance.now() - t0);
   return stats;
 }
 
-/** How often a reader re-stats every log, for changes no feed line announced (synced or hand-edited logs). */
-export function sweepIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
-  const v = Number(env.BATON_INDEX_SWEEP_MS);
-  return Number.isFinite(v) && v >= 0 && env.BATON_INDEX_SWEEP_MS !== '' && env.BATON_INDEX_SWEEP_MS !== undefined ? v : 60_000;
+/** The sink of a rebuild on this thread: one transaction per batch. */
+export class DbSink implements RebuildSink {
+  private readonly db: Db;
+  private readonly w: IndexWriter;
+  private open = false;
+
+  constructor(db: Db) {
+    this.db = db;
+    this.w = new IndexWriter(db);
+  }
+
+  private begin(): void {
+    if (!this.open) {
+      this.db.exec('BEGIN');
+      this.open = true;
+    }
+  }
+
+  session(num: number, row: SessionRow, stat: LogStat): void {
+    this.begin();
+    this.w.upsert(num, row, stat);
+  }
+
+  text(num: number, seq: number, type: string, text: string, off: number): void {
+    this.begin();
+    this.w.text(num, { kind: 'text', seq, type, text, off }, '', {});
+  }
+
+  flush(): void {
+    if (this.open) this.db.exec('COMMIT');
+    this.open = false;
+  }
+
+  finish(meta: Record<string, string>): void {
+    this.flush();
+    setMeta(this.db, meta);
+  }
+}
+
+export function rebuild(db: Db, home: string, opts: { progress?: (done: number, total: number) => void; nowMs?: number } = {}): RebuildStats {
+  const sink = new DbSink(db);
+  try {
+    return rebuildInto(sink, home, opts);
+  } catch (e) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw e;
+  }
 }

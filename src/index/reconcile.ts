@@ -54,7 +54,7 @@ export function catchUpSession(w: IndexWriter, home: string, id: string, nowIso:
     const num = stored ? stored.num : w.newNum();
     if (stored) w.clearTexts(num);
     const row = emptyRow(id);
-    readLogInto(path, row, st.size, (op) => w.text(num, op));
+    readLogInto(path, row, st.size, (op) => w.text(num, op, path, row.redactions));
     if (row.last_seq === 0 && !row.corrupt) {
       if (stored) w.remove(num);
       return 'same';
@@ -64,7 +64,7 @@ export function catchUpSession(w: IndexWriter, home: string, id: string, nowIso:
   }
   const num = stored.num;
   const row = stored.row;
-  const res = readLogInto(path, row, st.size, (op) => w.text(num, op));
+  const res = readLogInto(path, row, st.size, (op) => w.text(num, op, path, row.redactions));
   if (res.ok) {
     w.upsert(num, row, st);
     return 'updated';
@@ -72,7 +72,7 @@ export function catchUpSession(w: IndexWriter, home: string, id: string, nowIso:
   w.conflict(id, nowIso, stored.row.last_seq, stored.row.last_h, res.conflict);
   w.clearTexts(num);
   const fresh = emptyRow(id);
-  readLogInto(path, fresh, st.size, (op) => w.text(num, op));
+  readLogInto(path, fresh, st.size, (op) => w.text(num, op, path, fresh.redactions));
   w.upsert(num, fresh, st);
   return 'conflict';
 }

@@ -3,8 +3,10 @@
 // num * 2^32 + seq, so re-projecting a session deletes one rowid range.
 import type { Db } from './db.ts';
 import type { LogStat } from './logread.ts';
+import * as fs from 'node:fs';
+import type { StoredEvent } from '../core/events.ts';
 import type { SessionRow, TextOp } from './project.ts';
-import { applyRedaction } from './project.ts';
+import { eventText, presentedText } from './project.ts';
 
 const SPAN = 2 ** 32;
 
@@ -30,6 +32,7 @@ interface DbRow {
   lease_until: string | null;
   pointer_status: string | null;
   open_episodes: string;
+  redactions: string;
   corrupt: string | null;
   log_offset: number;
   line_start: number;
@@ -54,9 +57,54 @@ export function rowFromDb(r: DbRow): SessionRow {
     lease_until: r.lease_until,
     pointer_status: r.pointer_status,
     open_episodes: JSON.parse(r.open_episodes),
+    redactions: JSON.parse(r.redactions),
     corrupt: r.corrupt ? JSON.parse(r.corrupt) : null,
     log_offset: r.log_offset,
     line_start: r.line_start,
+  };
+}
+
+export const UPSERT_SQL = `INSERT INTO sessions (num, id, title, title_seq, cwd, git_root, created_at, last_touched_at, events, last_seq, last_h,
+    archived, lease_until, pointer_status, open_episodes, redactions, corrupt, log_offset, line_start, log_size, log_ctime, log_ino)
+  VALUES (@num, @id, @title, @title_seq, @cwd, @git_root, @created_at, @last_touched_at, @events, @last_seq, @last_h,
+    @archived, @lease_until, @pointer_status, @open_episodes, @redactions, @corrupt, @log_offset, @line_start, @log_size, @log_ctime, @log_ino)
+  ON CONFLICT (num) DO UPDATE SET title = excluded.title, title_seq = excluded.title_seq, cwd = excluded.cwd, git_root = excluded.git_root,
+    created_at = excluded.created_at, last_touched_at = excluded.last_touched_at, events = excluded.events, last_seq = excluded.last_seq,
+    last_h = excluded.last_h, archived = excluded.archived, lease_until = excluded.lease_until, pointer_status = excluded.pointer_status,
+    open_episodes = excluded.open_episodes, redactions = excluded.redactions, corrupt = excluded.corrupt, log_offset = excluded.log_offset, line_start = excluded.line_start,
+    log_size = excluded.log_size, log_ctime = excluded.log_ctime, log_ino = excluded.log_ino`;
+
+export const INSERT_TEXT_SQL = 'INSERT INTO event_text (rowid, text, type, off) VALUES (?, ?, ?, ?)';
+
+export function textRowid(num: number, seq: number): number {
+  return num * SPAN + seq;
+}
+
+/** The parameters of UPSERT_SQL for one session. */
+export function rowParams(num: number, row: SessionRow, stat: LogStat): Record<string, string | number | null> {
+  return {
+    num,
+    id: row.id,
+    title: row.title,
+    title_seq: row.title_seq,
+    cwd: row.cwd,
+    git_root: row.git_root,
+    created_at: row.created_at,
+    last_touched_at: row.last_touched_at,
+    events: row.events,
+    last_seq: row.last_seq,
+    last_h: row.last_h,
+    archived: row.archived ? 1 : 0,
+    lease_until: row.lease_until,
+    pointer_status: row.pointer_status,
+    open_episodes: JSON.stringify(row.open_episodes),
+    redactions: JSON.stringify(row.redactions),
+    corrupt: row.corrupt ? JSON.stringify(row.corrupt) : null,
+    log_offset: row.log_offset,
+    line_start: row.line_start,
+    log_size: stat.size,
+    log_ctime: stat.ctime,
+    log_ino: stat.ino,
   };
 }
 
@@ -75,18 +123,10 @@ export class IndexWriter {
 
   constructor(db: Db) {
     this.db = db;
-    this.upsertStmt = db.prepare(`INSERT INTO sessions (num, id, title, title_seq, cwd, git_root, created_at, last_touched_at, events, last_seq, last_h,
-        archived, lease_until, pointer_status, open_episodes, corrupt, log_offset, line_start, log_size, log_ctime, log_ino)
-      VALUES (@num, @id, @title, @title_seq, @cwd, @git_root, @created_at, @last_touched_at, @events, @last_seq, @last_h,
-        @archived, @lease_until, @pointer_status, @open_episodes, @corrupt, @log_offset, @line_start, @log_size, @log_ctime, @log_ino)
-      ON CONFLICT (num) DO UPDATE SET title = excluded.title, title_seq = excluded.title_seq, cwd = excluded.cwd, git_root = excluded.git_root,
-        created_at = excluded.created_at, last_touched_at = excluded.last_touched_at, events = excluded.events, last_seq = excluded.last_seq,
-        last_h = excluded.last_h, archived = excluded.archived, lease_until = excluded.lease_until, pointer_status = excluded.pointer_status,
-        open_episodes = excluded.open_episodes, corrupt = excluded.corrupt, log_offset = excluded.log_offset, line_start = excluded.line_start,
-        log_size = excluded.log_size, log_ctime = excluded.log_ctime, log_ino = excluded.log_ino`);
-    this.insertText = db.prepare('INSERT INTO event_text (rowid, text, type) VALUES (?, ?, ?)');
-    this.selectText = db.prepare('SELECT text FROM event_text WHERE rowid = ?').pluck();
-    this.updateText = db.prepare('UPDATE event_text SET text = ? WHERE rowid = ?');
+    this.upsertStmt = db.prepare(UPSERT_SQL);
+    this.insertText = db.prepare(INSERT_TEXT_SQL);
+    this.selectText = db.prepare('SELECT type, off FROM event_text WHERE rowid = ?');
+    this.updateText = db.prepare('DELETE FROM event_text WHERE rowid = ?');
     this.deleteTexts = db.prepare('DELETE FROM event_text WHERE rowid >= ? AND rowid < ?');
     this.loadStmt = db.prepare('SELECT * FROM sessions WHERE id = ?');
     this.maxNum = db.prepare('SELECT max(num) FROM sessions').pluck();
@@ -106,44 +146,27 @@ export class IndexWriter {
   }
 
   upsert(num: number, row: SessionRow, stat: LogStat): void {
-    this.upsertStmt.run({
-      num,
-      id: row.id,
-      title: row.title,
-      title_seq: row.title_seq,
-      cwd: row.cwd,
-      git_root: row.git_root,
-      created_at: row.created_at,
-      last_touched_at: row.last_touched_at,
-      events: row.events,
-      last_seq: row.last_seq,
-      last_h: row.last_h,
-      archived: row.archived ? 1 : 0,
-      lease_until: row.lease_until,
-      pointer_status: row.pointer_status,
-      open_episodes: JSON.stringify(row.open_episodes),
-      corrupt: row.corrupt ? JSON.stringify(row.corrupt) : null,
-      log_offset: row.log_offset,
-      line_start: row.line_start,
-      log_size: stat.size,
-      log_ctime: stat.ctime,
-      log_ino: stat.ino,
-    });
+    this.upsertStmt.run(rowParams(num, row, stat));
   }
 
-  /** Applies one search-table operation of session `num`. */
-  text(num: number, op: TextOp): void {
+  /**
+   * Applies one search-table operation of session `num`. A `session redact` of rows already
+   * indexed re-reads each event's text from the log (the index holds no text), applies every
+   * pattern for that seq, and replaces the row.
+   */
+  text(num: number, op: TextOp, logPath: string, redactions: Record<string, string[]>): void {
     if (op.kind === 'text') {
-      this.insertText.run(num * SPAN + op.seq, op.text, op.type);
+      this.insertText.run(num * SPAN + op.seq, presentedText(op.text, redactions[op.seq]), op.type, op.off);
       return;
     }
     for (const seq of op.seqs) {
       if (!Number.isInteger(seq) || seq < 1) continue;
       const rowid = num * SPAN + seq;
-      const old = this.selectText.get(rowid) as string | undefined;
-      if (old === undefined) continue;
-      const red = applyRedaction(old, op.pattern);
-      if (red !== old) this.updateText.run(red, rowid);
+      const at = this.selectText.get(rowid) as { type: string; off: number } | undefined;
+      if (!at) continue;
+      const text = textAt(logPath, at.off, seq);
+      this.updateText.run(rowid);
+      if (text !== null) this.insertText.run(rowid, presentedText(text, redactions[seq]), at.type, at.off);
     }
   }
 
@@ -162,6 +185,32 @@ export class IndexWriter {
 
   get database(): Db {
     return this.db;
+  }
+}
+
+/** The searchable text of the event at byte `off` of a log (null when the line is not that event any more). */
+export function textAt(logPath: string, off: number, seq: number): string | null {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(logPath, 'r');
+    const parts: Buffer[] = [];
+    const buf = Buffer.allocUnsafe(16 * 1024);
+    let pos = off;
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, pos);
+      if (n <= 0) return null;
+      const nl = buf.subarray(0, n).indexOf(10);
+      parts.push(Buffer.from(buf.subarray(0, nl >= 0 ? nl : n)));
+      if (nl >= 0) break;
+      pos += n;
+      if (pos - off > 2 * 1024 * 1024) return null;
+    }
+    const ev = JSON.parse(Buffer.concat(parts).toString('utf8')) as StoredEvent;
+    return ev.seq === seq ? eventText(ev) : null;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

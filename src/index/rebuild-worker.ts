@@ -1,0 +1,168 @@
+// A rebuild sink that hands the SQLite and FTS work to a worker thread, so reading and
+// parsing the next logs (this thread) overlaps with indexing the previous ones (the
+// worker). The worker owns the temp database of a fresh build (db.ts buildFresh) and
+// nothing else; this thread waits on a shared counter so at most a few batches are in
+// flight (bounded memory). Any worker error fails the build, which then leaves baton.db as
+// it was. The worker's code is a string (no extra bundle), given the SQL it runs.
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import type { LogStat } from './logread.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
+import type { SessionRow } from './project.ts';
+import type { RebuildSink } from './rebuild.ts';
+import { INSERT_TEXT_SQL, UPSERT_SQL, rowParams, textRowid } from './writer.ts';
+
+const MAX_IN_FLIGHT = 3;
+const TEXTS_PER_BATCH = 6000;
+
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const { sqlitePath, dbPath, migrations, schemaVersion, upsertSql, textSql, port, state, hashSize } = workerData;
+const flags = new Int32Array(state);
+const fail = (e) => {
+  try { port.postMessage({ error: String((e && e.message) || e), code: (e && e.code) || '' }); } catch {}
+  Atomics.store(flags, 1, 2);
+  Atomics.notify(flags, 1);
+  Atomics.store(flags, 0, 0);
+  Atomics.notify(flags, 0);
+};
+try {
+  const Database = require(sqlitePath);
+  const db = new Database(dbPath);
+  db.pragma('journal_mode = OFF');
+  db.pragma('synchronous = OFF');
+  db.pragma('locking_mode = EXCLUSIVE');
+  db.pragma('cache_size = -65536');
+  for (const sql of migrations) db.exec(sql);
+  db.pragma('user_version = ' + schemaVersion);
+  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('format', ?)").run('baton-index-' + schemaVersion);
+  db.exec("INSERT INTO event_text (event_text, rank) VALUES ('hashsize', " + hashSize + ")");
+  const up = db.prepare(upsertSql);
+  const tx = db.prepare(textSql);
+  const meta = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+  port.on('message', (m) => {
+    if (Atomics.load(flags, 1) === 2) return;
+    try {
+      if (m.texts) {
+        db.exec('BEGIN');
+        const t = m.texts;
+        for (let i = 0; i < t.length; i += 4) tx.run(t[i], t[i + 1], t[i + 2], t[i + 3]);
+        for (const s of m.sessions) up.run(s);
+        db.exec('COMMIT');
+        Atomics.sub(flags, 0, 1);
+        Atomics.notify(flags, 0);
+      }
+      if (m.meta) {
+        for (const k of Object.keys(m.meta)) meta.run(k, m.meta[k]);
+        db.pragma('locking_mode = NORMAL');
+        db.pragma('journal_mode = WAL');
+        db.close();
+        port.close();
+        Atomics.store(flags, 1, 1);
+        Atomics.notify(flags, 1);
+      }
+    } catch (e) {
+      fail(e);
+    }
+  });
+} catch (e) {
+  fail(e);
+}
+`;
+
+/** better-sqlite3's entry, for the worker to require; null when it cannot be found (no worker then). */
+export function sqliteModulePath(): string | null {
+  for (const from of [process.argv[1] ? resolve(process.argv[1]) : null, join(process.cwd(), 'noop.js')]) {
+    if (!from) continue;
+    try {
+      return createRequire(from).resolve('better-sqlite3');
+    } catch {}
+  }
+  return null;
+}
+
+class WorkerError extends Error {
+  readonly code: string;
+  constructor(message: string, code: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class WorkerSink implements RebuildSink {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly flags: Int32Array;
+  private texts: (string | number)[] = [];
+  private sessions: Record<string, string | number | null>[] = [];
+
+  constructor(dbPath: string, sqlitePath: string, hashSize: number) {
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    const state = new SharedArrayBuffer(8);
+    this.flags = new Int32Array(state);
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        sqlitePath,
+        dbPath,
+        migrations: MIGRATIONS.map((m) => m.sql),
+        schemaVersion: SCHEMA_VERSION,
+        upsertSql: UPSERT_SQL,
+        textSql: INSERT_TEXT_SQL,
+        port: port2,
+        state,
+        hashSize,
+      },
+      transferList: [port2],
+    });
+    this.worker.unref();
+  }
+
+  private check(): void {
+    if (Atomics.load(this.flags, 1) !== 2) return;
+    const m = receiveMessageOnPort(this.port)?.message as { error?: string; code?: string } | undefined;
+    throw new WorkerError(`index worker: ${m?.error ?? 'failed'}`, m?.code ?? '');
+  }
+
+  session(num: number, row: SessionRow, stat: LogStat): void {
+    this.sessions.push(rowParams(num, row, stat));
+  }
+
+  text(num: number, seq: number, type: string, text: string, off: number): void {
+    this.texts.push(textRowid(num, seq), text, type, off);
+    if (this.texts.length >= TEXTS_PER_BATCH * 4) this.post();
+  }
+
+  private post(): void {
+    this.check();
+    for (;;) {
+      const n = Atomics.load(this.flags, 0);
+      if (n < MAX_IN_FLIGHT) break;
+      Atomics.wait(this.flags, 0, n, 1000);
+      this.check();
+    }
+    Atomics.add(this.flags, 0, 1);
+    this.port.postMessage({ texts: this.texts, sessions: this.sessions });
+    this.texts = [];
+    this.sessions = [];
+  }
+
+  flush(): void {
+    if (this.texts.length || this.sessions.length) this.post();
+  }
+
+  finish(meta: Record<string, string>): void {
+    this.flush();
+    this.port.postMessage({ meta });
+    while (Atomics.load(this.flags, 1) === 0) Atomics.wait(this.flags, 1, 0, 1000);
+    this.check();
+    this.close();
+  }
+
+  close(): void {
+    void this.worker.terminate();
+    this.port.close();
+  }
+}
