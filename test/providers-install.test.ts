@@ -56,6 +56,7 @@ for (const [name, original] of VARIANTS) {
     const u = baton(['uninstall', 'claude', '--scope', 'project'], { env: p.env, cwd: p.proj });
     assert.equal(u.code, 0, u.stderr);
     assert.equal(fs.readFileSync(p.file, 'utf8'), original);
+    assert.equal(fs.existsSync(join(p.proj, '.baton')), false, 'the shim goes once nothing calls it');
   });
 }
 

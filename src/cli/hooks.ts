@@ -102,6 +102,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
         const text: string[] = [];
         for (const r of reports) {
           text.push(`${r.provider} (${r.scope} scope): ${r.file}: ${r.removed ? `${o.dryRun ? 'would remove' : 'removed'} ${r.removed} entr${r.removed === 1 ? 'y' : 'ies'}` : 'no baton entries'}`);
+          if (r.shim_removed) text.push(`  shim removed: ${r.shim_removed}`);
           if (r.diff) text.push(r.diff);
         }
         return { json: { ok: true, dry_run: !!o.dryRun, results: reports }, text };

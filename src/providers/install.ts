@@ -201,23 +201,48 @@ export interface UninstallReport {
   file: string;
   removed: number;
   backup: string | null;
+  /** The shim, removed when no project or local entry calls it any more. */
+  shim_removed: string | null;
   diff?: string;
+}
+
+/** Removes `.baton/hooks/<provider>` (and the folders it leaves empty) once nothing calls it. */
+function removeUnusedShim(adapter: ProviderAdapter, ctx: InstallContext): string | null {
+  const sp = shimPath(adapter, ctx);
+  if (!fs.existsSync(sp)) return null;
+  for (const scope of Object.keys(adapter.settings) as Scope[]) {
+    if (adapter.settings[scope]?.base !== 'project') continue;
+    const text = readText(settingsPath(adapter, scope, ctx));
+    if (text?.includes(`.baton/hooks/${adapter.name}`)) return null;
+  }
+  fs.unlinkSync(sp);
+  for (const d of [dirname(sp), dirname(dirname(sp))]) {
+    try {
+      fs.rmdirSync(d);
+    } catch {
+      break; // not empty: someone else's files live there
+    }
+  }
+  return sp;
 }
 
 export function uninstall(adapter: ProviderAdapter, scope: Scope, ctx: InstallContext, opts: { dryRun?: boolean } = {}): UninstallReport {
   const file = settingsPath(adapter, scope, ctx);
   const before = readText(file);
-  const report: UninstallReport = { provider: adapter.name, scope, file, removed: 0, backup: null };
-  if (before === null) return report;
-  const { text, removed } = removeEntries(before, (c) => isBatonCommand(c, adapter.name), file);
-  report.removed = removed;
-  if (text === before) return report;
-  if (opts.dryRun) report.diff = lineDiff(before, text, file);
-  else {
-    writeTextAtomic(backupPath(file), before);
-    report.backup = backupPath(file);
-    writeTextAtomic(file, text);
+  const report: UninstallReport = { provider: adapter.name, scope, file, removed: 0, backup: null, shim_removed: null };
+  if (before !== null) {
+    const { text, removed } = removeEntries(before, (c) => isBatonCommand(c, adapter.name), file);
+    report.removed = removed;
+    if (text !== before) {
+      if (opts.dryRun) report.diff = lineDiff(before, text, file);
+      else {
+        writeTextAtomic(backupPath(file), before);
+        report.backup = backupPath(file);
+        writeTextAtomic(file, text);
+      }
+    }
   }
+  if (scope !== 'user' && !opts.dryRun) report.shim_removed = removeUnusedShim(adapter, ctx);
   return report;
 }
 
