@@ -36,6 +36,6 @@ const common = {
   define: { BATON_VERSION: JSON.stringify(JSON.parse(await readFile('package.json', 'utf8')).version) },
 };
 
-await build({ ...common, entryPoints: ['src/hooks/entry.ts'], outfile: 'dist/hook.cjs', metafile: false });
+await build({ ...common, entryPoints: ['src/hooks/entry.ts'], outfile: 'dist/hook.cjs', minifyWhitespace: true, minifySyntax: true });
 await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs' });
 await build({ ...common, entryPoints: ['src/lib.ts'], outfile: 'dist/lib.cjs' });
