@@ -28,8 +28,17 @@ export interface User {
   batonHome: string;
 }
 
+const roots: string[] = [];
+
+/** Removes every temporary user made so far (kept when E2E_KEEP=1, for a look after a failure). */
+export function removeUsers(): void {
+  if (process.env.E2E_KEEP === '1') return;
+  for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true });
+}
+
 export function newUser(): User {
   const root = tmpDir('baton-e2e-');
+  roots.push(root);
   const user = { home: join(root, 'home'), project: join(root, 'project'), batonHome: join(root, 'store') };
   fs.mkdirSync(user.home, { recursive: true });
   fs.mkdirSync(user.project, { recursive: true });
@@ -176,8 +185,12 @@ export function userBaton(args: string[], user: User, opts: { input?: string; en
 /** True when this process may run a command in a private mount namespace with a read-only bind mount. */
 export function canMountReadOnly(): boolean {
   const dir = tmpDir('baton-e2e-ro-');
-  const r = spawnSync('unshare', ['-m', 'sh', '-c', `mount --bind "${dir}" "${dir}" && mount -o remount,bind,ro "${dir}" && ! touch "${dir}/x" 2>/dev/null`], { encoding: 'utf8' });
-  return r.status === 0 && !fs.existsSync(join(dir, 'x'));
+  try {
+    const r = spawnSync('unshare', ['-m', 'sh', '-c', `mount --bind "${dir}" "${dir}" && mount -o remount,bind,ro "${dir}" && ! touch "${dir}/x" 2>/dev/null`], { encoding: 'utf8' });
+    return r.status === 0 && !fs.existsSync(join(dir, 'x'));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**

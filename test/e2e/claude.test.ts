@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { treeHash } from '../helpers.ts';
-import { type AgentRun, agentsInstalled, CLAUDE_VERSION, canMountReadOnly, claude, newUser, readOnlyWrap, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, CLAUDE_VERSION, canMountReadOnly, claude, newUser, removeUsers, readOnlyWrap, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { newestPointerBlock, pointerBlocks, receiptIn } from './pointer-agent.ts';
 import { type AgentPlan, contextFiles, diligentAgent, events, mainSince, ofType, pointerState, sessionDir } from './scenario.ts';
@@ -36,6 +36,7 @@ describe(`Claude Code ${CLAUDE_VERSION} with baton installed (offline)`, { skip 
   });
   after(async () => {
     await server?.close();
+    removeUsers();
   });
 
   test('baton install claude wires every event into ~/.claude/settings.json and baton verify passes against it', () => {
@@ -283,6 +284,7 @@ describe(`Claude Code ${CLAUDE_VERSION} killed mid-turn`, { skip }, () => {
   });
   after(async () => {
     await server?.close();
+    removeUsers();
   });
 
   /** Runs claude with a model that never answers, and signals it once the model was asked. */
@@ -344,6 +346,7 @@ describe(`Claude Code ${CLAUDE_VERSION} /clear`, { skip }, () => {
   });
   after(async () => {
     await server?.close();
+    removeUsers();
   });
 
   test('/clear ends the old provider session as closed and starts a new one (new id, source clear) fenced CLEARED; the old pointer stays', async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type AgentRun, agentsInstalled, CODEX_VERSION, codex, newUser, prepareCodex, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, CODEX_VERSION, codex, newUser, removeUsers, prepareCodex, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { newestPointerBlock, pointerBlocks, receiptIn } from './pointer-agent.ts';
 import { type AgentPlan, contextFiles, diligentAgent, events, mainSince, ofType, pointerState } from './scenario.ts';
@@ -34,6 +34,7 @@ describe(`Codex CLI ${CODEX_VERSION} with baton installed (offline)`, { skip }, 
   });
   after(async () => {
     await server?.close();
+    removeUsers();
   });
 
   test('baton install codex writes ~/.codex/hooks.json and baton verify passes against it', () => {

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { treeHash } from '../helpers.ts';
-import { type AgentRun, agentsInstalled, canMountReadOnly, GEMINI_VERSION, gemini, newUser, prepareGemini, readOnlyWrap, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, canMountReadOnly, GEMINI_VERSION, gemini, newUser, removeUsers, prepareGemini, readOnlyWrap, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { newestPointerBlock, pointerBlocks, receiptIn } from './pointer-agent.ts';
 import { type AgentPlan, contextFiles, diligentAgent, events, mainSince, ofType, pointerState } from './scenario.ts';
@@ -38,6 +38,7 @@ describe(`Gemini CLI ${GEMINI_VERSION} with baton installed (offline)`, { skip }
   });
   after(async () => {
     await server?.close();
+    removeUsers();
   });
 
   test('baton install gemini wires every event into ~/.gemini/settings.json (timeouts in ms), keeps the auth settings, and baton verify passes', () => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { type AgentRun, agentsInstalled, claude, gemini, newUser, prepareGemini, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, claude, gemini, newUser, removeUsers, prepareGemini, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { newestPointerBlock, pointerBlocks } from './pointer-agent.ts';
 import { type AgentPlan, diligentAgent, events, mainSince, ofType, pointerState, sessionDir } from './scenario.ts';
@@ -38,6 +38,7 @@ describe('one task across Claude Code and Gemini CLI (BATON_SESSION)', { skip },
   });
   after(async () => {
     await server?.close();
+    removeUsers();
   });
 
   test("Claude's agent publishes into the named session, not its own provider session", async () => {
