@@ -83,7 +83,13 @@ async function runChild(a: Args & { child: NonNullable<Args['child']> }): Promis
   // The name first, so a case that throws is still reported under it.
   fs.writeFileSync(a.child.out, JSON.stringify({ name: c.name }));
   const ctx: BenchContext = { quick: a.quick, tmp: a.child.tmp, root: ROOT };
-  const res = await c.run(ctx);
+  let res: CaseResult | CaseResult[];
+  try {
+    res = await c.run(ctx);
+  } catch (e) {
+    fs.writeFileSync(a.child.out, JSON.stringify({ name: c.name, error: e instanceof Error ? e.message : String(e) }));
+    throw e;
+  }
   fs.writeFileSync(a.child.out, JSON.stringify({ results: Array.isArray(res) ? res : [res] }));
 }
 
@@ -103,12 +109,13 @@ function caseFiles(names: string[]): string[] {
   });
 }
 
-function nameOf(out: string): string | null {
+/** What the child wrote before failing: the case's name and, when run() threw, its message. */
+function partialOf(out: string): { name?: string; error?: string } {
   try {
     const v = JSON.parse(fs.readFileSync(out, 'utf8'));
-    return typeof v.name === 'string' ? v.name : null;
+    return { name: typeof v.name === 'string' ? v.name : undefined, error: typeof v.error === 'string' ? v.error : undefined };
   } catch {
-    return null;
+    return {};
   }
 }
 
@@ -119,7 +126,7 @@ function runCaseProcess(file: string, quick: boolean, timeoutMs: number): Promis
   const started = Date.now();
   const stem = basename(file, '.ts');
   const failed = (error: string): Row => ({
-    name: nameOf(out) ?? stem.replace(/-/g, '.'),
+    name: partialOf(out).name ?? stem.replace(/-/g, '.'),
     ours: null,
     baseline: null,
     ratio: null,
@@ -161,6 +168,8 @@ function runCaseProcess(file: string, quick: boolean, timeoutMs: number): Promis
       try {
         if (timedOut) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s`);
         if (code !== 0) {
+          const thrown = partialOf(out).error;
+          if (thrown !== undefined) throw new Error(`threw: ${thrown}`);
           const last = stderrTail.trim().split('\n').filter(Boolean).slice(-3).join(' | ');
           throw new Error(`case process exited ${code ?? signal}: ${last}`);
         }
