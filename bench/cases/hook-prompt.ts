@@ -51,6 +51,15 @@ const hookPrompt: BenchCase = {
       },
       () => timeProcess(process.execPath, ['-e', '0'], env),
     );
+    // For the record: the same prompt with the pointer aspect alone (what session + prompt add).
+    const alone = await interleaved(
+      Math.max(6, pairs >> 1),
+      () => {
+        makeClean(store, sid, 'Goal: measure the prompt hook\nNext: keep it near node -e 0');
+        return timeProcess(process.execPath, [bin, 'hook', 'claude', '--aspects', 'pointer'], env, { input });
+      },
+      () => timeProcess(process.execPath, ['-e', '0'], env),
+    );
     return {
       name: 'hook.prompt',
       ours: r.a,
@@ -59,7 +68,7 @@ const hookPrompt: BenchCase = {
       unit: 'ms',
       target: 'ratio ≤ 1.3',
       pass: r.ratio <= 1.3 && dirty && contextOk,
-      details: { pairs, clean_to_dirty: dirty, context_on_stdout: contextOk, ours_ms_median: r.a, node_e0_ms_median: r.b },
+      details: { pairs, clean_to_dirty: dirty, context_on_stdout: contextOk, ours_ms_median: r.a, node_e0_ms_median: r.b, pointer_only_ratio: alone.ratio },
     };
   },
 };
