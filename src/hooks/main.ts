@@ -3,6 +3,7 @@
 // bundle entry (entry.ts) and the CLI route (`baton --home X hook ...`) both call hookMain.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { isatty } from 'node:tty';
 import { sleepSync } from '../store/fsutil.ts';
 import { resolveHome } from '../store/home.ts';
 import { parseAspects, runHook } from './dispatch.ts';
@@ -10,7 +11,8 @@ import { shellJoin } from './shell.ts';
 
 /** Reads all of stdin synchronously (a pipe may report EAGAIN: wait and retry). */
 export function readStdinSync(): string {
-  if (process.stdin.isTTY) return '';
+  // fstat, not process.stdin: the stdin getter builds a stream and loads its modules.
+  if (fs.fstatSync(0).isCharacterDevice()) return '';
   const chunks: Buffer[] = [];
   const buf = Buffer.allocUnsafe(64 * 1024);
   for (let idle = 0; ; ) {
@@ -30,6 +32,27 @@ export function readStdinSync(): string {
     chunks.push(Buffer.from(buf.subarray(0, n)));
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Writes all of text to fd 1 or 2 synchronously. process.stdout/stderr would build stream
+ * objects (and load net/tty) in every hook process just to write one line.
+ */
+export function writeFd(fd: 1 | 2, text: string): void {
+  const buf = Buffer.from(text, 'utf8');
+  let off = 0;
+  for (let spins = 0; off < buf.length; ) {
+    try {
+      off += fs.writeSync(fd, buf, off, buf.length - off);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EAGAIN' && spins++ < 5000) {
+        sleepSync(1);
+        continue;
+      }
+      if ((e as NodeJS.ErrnoException).code === 'EPIPE') return;
+      throw e;
+    }
+  }
 }
 
 /** bin/baton.cjs of the running baton, absolute. */
@@ -74,12 +97,12 @@ export function hookMain(args: HookArgs): void {
   try {
     input = readStdinSync();
   } catch (e) {
-    process.stderr.write(`baton: hook: HK001 cannot read stdin: ${(e as Error).message}\n`);
+    writeFd(2, `baton: hook: HK001 cannot read stdin: ${(e as Error).message}\n`);
     return;
   }
   const home = resolveHome(args.home);
   const { aspects, unknown } = parseAspects(args.aspects);
-  if (unknown.length) process.stderr.write(`baton: hook: USAGE unknown aspect(s) ${unknown.join(', ')} ignored (known: session, prompt, pointer)\n`);
+  if (unknown.length) writeFd(2, `baton: hook: USAGE unknown aspect(s) ${unknown.join(', ')} ignored (known: session, prompt, pointer)\n`);
   const out = runHook({
     provider: args.provider,
     aspects,
@@ -90,7 +113,7 @@ export function hookMain(args: HookArgs): void {
     publisherCommand: publisherCommandFor(home),
     cwd: process.cwd(),
   });
-  if (out.stdout) process.stdout.write(out.stdout);
-  if (out.stderr.length) process.stderr.write(`${out.stderr.join('\n')}\n`);
+  if (out.stdout) writeFd(1, out.stdout);
+  if (out.stderr.length) writeFd(2, `${out.stderr.join('\n')}\n`);
   process.exitCode = out.exitCode;
 }
