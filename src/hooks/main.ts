@@ -3,7 +3,6 @@
 // bundle entry (entry.ts) and the CLI route (`baton --home X hook ...`) both call hookMain.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { isatty } from 'node:tty';
 import { sleepSync } from '../store/fsutil.ts';
 import { resolveHome } from '../store/home.ts';
 import { parseAspects, runHook } from './dispatch.ts';
