@@ -162,3 +162,29 @@ test("gemini: the archive keeps the user's prompt, not the hook context Gemini w
   assert.equal(ev.find((e) => e.type === 'prompt.submitted').payload.text, 'first prompt\nsecond line');
   assert.equal(ev[0].payload.title, 'first prompt');
 });
+
+test('the pointer block (its DIRTY write cannot happen: the store is unusable) → block JSON, TASK_POINTER_V2:<CODE> on stderr, exit 2, for every provider', () => {
+  const root = tmpDir();
+  fs.writeFileSync(join(root, 'not-a-dir'), '');
+  const home = join(root, 'not-a-dir', 'store');
+  for (const [provider, event] of [
+    ['claude', 'UserPromptSubmit'],
+    ['codex', 'UserPromptSubmit'],
+    ['gemini', 'BeforeAgent'],
+  ]) {
+    const r = run(home, { session_id: randomUUID(), hook_event_name: event, prompt: 'x', cwd: root }, [provider]);
+    assert.equal(r.code, 2, `${provider}: ${r.stderr}`);
+    const j = JSON.parse(r.stdout);
+    assert.equal(j.decision, 'block');
+    assert.ok(typeof j.reason === 'string' && j.reason.length > 0);
+    assert.match(r.stderr, /^TASK_POINTER_V2:[A-Z_]+$/m);
+  }
+});
+
+test('a PreCompact the pointer cannot accept (bad trigger) is an ordinary hook failure: exit 1, stderr, no stdout', () => {
+  const home = tmpDir();
+  const r = run(home, { session_id: randomUUID(), hook_event_name: 'PreCompact', trigger: 'sideways', cwd: home });
+  assert.equal(r.code, 1);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /^baton: hook pointer: [A-Z_]+ /m);
+});
