@@ -188,3 +188,16 @@ test('a PreCompact the pointer cannot accept (bad trigger) is an ordinary hook f
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /^baton: hook pointer: [A-Z_]+ /m);
 });
+
+test('the pointer stop (compact recovery failed) → continue:false with the reason, exit 0; the episode boundary is still recorded', () => {
+  const home = tmpDir();
+  const sid = randomUUID();
+  run(home, { session_id: sid, hook_event_name: 'SessionStart', source: 'startup', cwd: home });
+  fs.writeFileSync(join(home, 'sessions', sid, 'state.json'), 'garbage');
+  const r = run(home, { session_id: sid, hook_event_name: 'SessionStart', source: 'compact', cwd: home });
+  assert.equal(r.code, 0);
+  const j = JSON.parse(r.stdout);
+  assert.equal(j.continue, false);
+  assert.match(j.stopReason, /TASK_POINTER_RECOVERY_REQUIRED/);
+  assert.equal(log(home, sid).filter((e) => e.type === 'episode.opened').length, 1);
+});
