@@ -55,13 +55,15 @@ CREATE TABLE conflicts (
 );
 CREATE INDEX conflicts_by_session ON conflicts (session, id);
 
--- Full-text search over event text; rowid = sessions.num * 2^32 + seq. Contentless: the
--- text lives in the log (the truth) and snippets are cut from the line at byte \`off\`, with
--- \`session redact\` patterns applied; only the (already redacted) terms are indexed here.
+-- Full-text search over event text, in chunks of up to 32 events of one session
+-- (chunks.ts); rowid = sessions.num * 2^32 + the chunk's first seq. Contentless: the text
+-- lives in the log (the truth) and snippets are cut from the lines at the byte offsets
+-- \`offs\`, with \`session redact\` patterns applied; only already-redacted terms are indexed.
 CREATE VIRTUAL TABLE event_text USING fts5 (
   text,
-  type UNINDEXED,
-  off UNINDEXED,
+  seqs UNINDEXED,
+  offs UNINDEXED,
+  types UNINDEXED,
   content = '',
   contentless_delete = 1,
   contentless_unindexed = 1,

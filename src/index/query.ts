@@ -6,9 +6,11 @@ import { fail } from '../core/errors.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { Db } from './db.ts';
 import { readLogInto, statLog } from './logread.ts';
-import { type LifecycleState, type OpenEpisode, type SessionRow, applyRedaction, emptyRow, presentedText, rowState } from './project.ts';
+import type { StoredEvent } from '../core/events.ts';
+import { type LifecycleState, type OpenEpisode, type SessionRow, applyRedaction, emptyRow, eventText, presentedText, rowState } from './project.ts';
 import { sessionNames } from './rebuild.ts';
-import { rowFromDb, splitRowid, textAt } from './writer.ts';
+import { parseList } from './chunks.ts';
+import { rowFromDb, textAt } from './writer.ts';
 
 export interface ListFilter {
   /** Exact real-path workspace; null for every workspace. */
@@ -194,41 +196,90 @@ export function makeSnippet(text: string, terms: Term[], words = 24): string {
   return out.replace(/\s+/g, ' ');
 }
 
+/** The texts of the events at these byte offsets of a log (one read for the span), null where unreadable. */
+export function textsAt(logPath: string, offs: number[], seqs: number[]): (string | null)[] {
+  const out: (string | null)[] = offs.map(() => null);
+  if (!offs.length) return out;
+  let fd: number;
+  try {
+    fd = fs.openSync(logPath, 'r');
+  } catch {
+    return out;
+  }
+  try {
+    const lo = offs[0];
+    const len = Math.min(offs[offs.length - 1] - lo + 64 * 1024, 8 * 1024 * 1024);
+    const buf = Buffer.allocUnsafe(Math.max(0, len));
+    const n = fs.readSync(fd, buf, 0, buf.length, lo);
+    offs.forEach((off, i) => {
+      const at = off - lo;
+      const nl = at >= 0 && at < n ? buf.indexOf(10, at) : -1;
+      if (nl < 0 || nl >= n) {
+        out[i] = textAt(logPath, off, seqs[i]);
+        return;
+      }
+      try {
+        const ev = JSON.parse(buf.toString('utf8', at, nl)) as StoredEvent;
+        out[i] = ev.seq === seqs[i] ? eventText(ev) : null;
+      } catch {}
+    });
+    return out;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function matchesAll(text: string, terms: Term[]): boolean {
+  const words = new Set((text.match(WORD_RE) ?? []).map(foldWord));
+  return terms.every((q) => words.has(q.word) || (q.prefix && [...words].some((w) => w.startsWith(q.word))));
+}
+
+/**
+ * Ranked hits: FTS5 finds the chunks holding every word (bm25), then each chunk's events
+ * are read from the log and kept when they hold every word themselves, in rank order.
+ */
 export function searchIndex(db: Db, home: string, query: string, f: SearchFilter): SearchHit[] {
   const terms = queryTerms(query);
   const where = ['event_text MATCH ?'];
   const args: unknown[] = [ftsQuery(query)];
   if (f.type) {
-    where.push('t.type = ?');
+    where.push('instr(t.types, ?) > 0');
     args.push(f.type);
   }
   if (f.cwd !== null) {
     where.push('s.cwd = ?');
     args.push(f.cwd);
   }
-  args.push(Math.max(1, Math.floor(f.limit)));
-  const rows = db
-    .prepare(
-      `SELECT t.rowid AS rid, t.type AS type, t.off AS off, bm25(event_text) AS score, s.id AS session, s.title AS title, s.cwd AS cwd, s.redactions AS redactions
-       FROM event_text t JOIN sessions s ON s.num = (t.rowid >> 32)
-       WHERE ${where.join(' AND ')} ORDER BY score LIMIT ?`,
-    )
-    .all(...args) as { rid: number; type: string; off: number; score: number; session: string; title: string; cwd: string | null; redactions: string }[];
-  return rows.map((r) => {
-    const seq = splitRowid(r.rid).seq;
-    // The index holds no text: the snippet is cut from the log line, as every presentation shows it.
-    const raw = textAt(join(home, 'sessions', r.session, LOG_FILE), r.off, seq);
-    const text = raw === null ? '' : presentedText(raw, (JSON.parse(r.redactions) as Record<string, string[]>)[seq]);
-    return {
-      session: r.session,
-      seq,
-      type: r.type,
-      snippet: makeSnippet(text, terms),
-      score: Math.round(-r.score * 1000) / 1000 || 0,
-      title: r.title,
-      workspace: r.cwd,
-    };
-  });
+  const stmt = db.prepare(
+    `SELECT t.rowid AS rid, t.seqs AS seqs, t.offs AS offs, t.types AS types, bm25(event_text) AS score,
+       s.id AS session, s.title AS title, s.cwd AS cwd, s.redactions AS redactions
+     FROM event_text t JOIN sessions s ON s.num = (t.rowid >> 32)
+     WHERE ${where.join(' AND ')} ORDER BY score LIMIT ? OFFSET ?`,
+  );
+  const limit = Math.max(1, Math.floor(f.limit));
+  const page = Math.max(limit, 20);
+  const hits: SearchHit[] = [];
+  for (let offset = 0; hits.length < limit; offset += page) {
+    const rows = stmt.all(...args, page, offset) as { seqs: string; offs: string; types: string; score: number; session: string; title: string; cwd: string | null; redactions: string }[];
+    for (const r of rows) {
+      const seqs = parseList(r.seqs);
+      const offs = parseList(r.offs);
+      const types = r.types.split(',');
+      const pick = seqs.map((_, i) => i).filter((i) => !f.type || types[i] === f.type);
+      const red = JSON.parse(r.redactions) as Record<string, string[]>;
+      const texts = textsAt(join(home, 'sessions', r.session, LOG_FILE), pick.map((i) => offs[i]), pick.map((i) => seqs[i]));
+      pick.forEach((i, k) => {
+        const raw = texts[k];
+        if (raw === null || hits.length >= limit) return;
+        const text = presentedText(raw, red[seqs[i]]);
+        if (!matchesAll(text, terms)) return;
+        hits.push({ session: r.session, seq: seqs[i], type: types[i], snippet: makeSnippet(text, terms), score: Math.round(-r.score * 1000) / 1000 || 0, title: r.title, workspace: r.cwd });
+      });
+      if (hits.length >= limit) break;
+    }
+    if (rows.length < page) break;
+  }
+  return hits;
 }
 
 /** Search without an index: every word as a case-insensitive substring, newest first. */
@@ -249,8 +300,7 @@ export function searchByScan(home: string, query: string, f: SearchFilter): Sear
     });
     for (const [seq, t] of texts) {
       if (f.type && t.type !== f.type) continue;
-      const folded = new Set((t.text.match(WORD_RE) ?? []).map(foldWord));
-      if (!terms.every((q) => folded.has(q.word) || (q.prefix && [...folded].some((w) => w.startsWith(q.word))))) continue;
+      if (!matchesAll(t.text, terms)) continue;
       hits.push({ session: row.id, seq, type: t.type, snippet: makeSnippet(t.text, terms), score: 0, title: row.title, workspace: row.cwd, ts: row.last_touched_at });
     }
   }

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import { type Chunk, chunkColumns } from './chunks.ts';
 import type { LogStat } from './logread.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
 import type { SessionRow } from './project.ts';
@@ -14,7 +15,7 @@ import type { RebuildSink } from './rebuild.ts';
 import { INSERT_TEXT_SQL, UPSERT_SQL, rowParams, textRowid } from './writer.ts';
 
 const MAX_IN_FLIGHT = 3;
-const TEXTS_PER_BATCH = 6000;
+const CHUNKS_PER_BATCH = 1000;
 
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
@@ -47,7 +48,7 @@ try {
       if (m.texts) {
         db.exec('BEGIN');
         const t = m.texts;
-        for (let i = 0; i < t.length; i += 4) tx.run(t[i], t[i + 1], t[i + 2], t[i + 3]);
+        for (let i = 0; i < t.length; i += 5) tx.run(t[i], t[i + 1], t[i + 2], t[i + 3], t[i + 4]);
         for (const s of m.sessions) up.run(s);
         db.exec('COMMIT');
         Atomics.sub(flags, 0, 1);
@@ -130,9 +131,9 @@ export class WorkerSink implements RebuildSink {
     this.sessions.push(rowParams(num, row, stat));
   }
 
-  text(num: number, seq: number, type: string, text: string, off: number): void {
-    this.texts.push(textRowid(num, seq), text, type, off);
-    if (this.texts.length >= TEXTS_PER_BATCH * 4) this.post();
+  chunk(num: number, c: Chunk): void {
+    this.texts.push(textRowid(num, c.seqs[0]), ...chunkColumns(c));
+    if (this.texts.length >= CHUNKS_PER_BATCH * 5) this.post();
   }
 
   private post(): void {

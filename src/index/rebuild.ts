@@ -10,7 +10,8 @@ import { LOG_FILE } from '../store/log.ts';
 import type { Db } from './db.ts';
 import { type LogStat, readLogInto, statLog } from './logread.ts';
 import { feedState, setMeta } from './meta.ts';
-import { type SessionRow, type TextOp, applyRedaction, emptyRow } from './project.ts';
+import { type Chunk, TextBuffer } from './chunks.ts';
+import { type SessionRow, type TextOp, emptyRow } from './project.ts';
 import { IndexWriter } from './writer.ts';
 
 export interface RebuildStats {
@@ -25,7 +26,7 @@ export interface RebuildStats {
 /** Where a rebuild puts what it read. Texts arrive with `session redact` patterns already applied. */
 export interface RebuildSink {
   session(num: number, row: SessionRow, stat: LogStat): void;
-  text(num: number, seq: number, type: string, text: string, off: number): void;
+  chunk(num: number, c: Chunk): void;
   /** The end of a batch of sessions (a commit point). */
   flush(): void;
   finish(meta: Record<string, string>): void;
@@ -77,18 +78,14 @@ export function rebuildInto(sink: RebuildSink, home: string, opts: { progress?: 
         const row = emptyRow(id);
         // A session's texts are held until its log is read, so `session redact` patterns
         // (context.rewritten, later in the log) apply before anything reaches the index.
-        const texts = new Map<number, { type: string; text: string; off: number }>();
+        const texts = new TextBuffer();
         readLogInto(path, row, st.size, (op: TextOp) => {
-          if (op.kind === 'text') texts.set(op.seq, { type: op.type, text: op.text, off: op.off });
-          else
-            for (const seq of op.seqs) {
-              const t = texts.get(seq);
-              if (t) t.text = applyRedaction(t.text, op.pattern);
-            }
+          if (op.kind === 'text') texts.add({ seq: op.seq, type: op.type, text: op.text, off: op.off });
+          else texts.redact(op.seqs, op.pattern);
         });
         if (row.last_seq > 0 || row.corrupt) {
           num++;
-          for (const [seq, t] of texts) sink.text(num, seq, t.type, t.text, t.off);
+          for (const c of texts.chunks()) sink.chunk(num, c);
           sink.session(num, row, st);
           stats.sessions++;
           stats.events += row.events;
@@ -138,9 +135,9 @@ export class DbSink implements RebuildSink {
     this.w.upsert(num, row, stat);
   }
 
-  text(num: number, seq: number, type: string, text: string, off: number): void {
+  chunk(num: number, c: Chunk): void {
     this.begin();
-    this.w.text(num, { kind: 'text', seq, type, text, off }, '', {});
+    this.w.chunk(num, c);
   }
 
   flush(): void {

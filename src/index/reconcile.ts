@@ -54,25 +54,31 @@ export function catchUpSession(w: IndexWriter, home: string, id: string, nowIso:
     const num = stored ? stored.num : w.newNum();
     if (stored) w.clearTexts(num);
     const row = emptyRow(id);
-    readLogInto(path, row, st.size, (op) => w.text(num, op, path, row.redactions));
+    const texts = w.textSink(num, path, row);
+    readLogInto(path, row, st.size, texts.op);
     if (row.last_seq === 0 && !row.corrupt) {
       if (stored) w.remove(num);
       return 'same';
     }
+    texts.flush();
     w.upsert(num, row, st);
     return 'updated';
   }
   const num = stored.num;
   const row = stored.row;
-  const res = readLogInto(path, row, st.size, (op) => w.text(num, op, path, row.redactions));
+  const texts = w.textSink(num, path, row);
+  const res = readLogInto(path, row, st.size, texts.op);
   if (res.ok) {
+    texts.flush();
     w.upsert(num, row, st);
     return 'updated';
   }
   w.conflict(id, nowIso, stored.row.last_seq, stored.row.last_h, res.conflict);
   w.clearTexts(num);
   const fresh = emptyRow(id);
-  readLogInto(path, fresh, st.size, (op) => w.text(num, op, path, fresh.redactions));
+  const freshTexts = w.textSink(num, path, fresh);
+  readLogInto(path, fresh, st.size, freshTexts.op);
+  freshTexts.flush();
   w.upsert(num, fresh, st);
   return 'conflict';
 }

@@ -6,6 +6,7 @@ import type { LogStat } from './logread.ts';
 import * as fs from 'node:fs';
 import type { StoredEvent } from '../core/events.ts';
 import type { SessionRow, TextOp } from './project.ts';
+import { type Chunk, TextBuffer, chunkColumns, parseList } from './chunks.ts';
 import { eventText, presentedText } from './project.ts';
 
 const SPAN = 2 ** 32;
@@ -74,7 +75,7 @@ export const UPSERT_SQL = `INSERT INTO sessions (num, id, title, title_seq, cwd,
     open_episodes = excluded.open_episodes, redactions = excluded.redactions, corrupt = excluded.corrupt, log_offset = excluded.log_offset, line_start = excluded.line_start,
     log_size = excluded.log_size, log_ctime = excluded.log_ctime, log_ino = excluded.log_ino`;
 
-export const INSERT_TEXT_SQL = 'INSERT INTO event_text (rowid, text, type, off) VALUES (?, ?, ?, ?)';
+export const INSERT_TEXT_SQL = 'INSERT INTO event_text (rowid, text, seqs, offs, types) VALUES (?, ?, ?, ?, ?)';
 
 export function textRowid(num: number, seq: number): number {
   return num * SPAN + seq;
@@ -125,7 +126,7 @@ export class IndexWriter {
     this.db = db;
     this.upsertStmt = db.prepare(UPSERT_SQL);
     this.insertText = db.prepare(INSERT_TEXT_SQL);
-    this.selectText = db.prepare('SELECT type, off FROM event_text WHERE rowid = ?');
+    this.selectText = db.prepare('SELECT rowid AS rid, seqs, offs, types FROM event_text WHERE rowid >= ? AND rowid <= ? ORDER BY rowid DESC LIMIT 1');
     this.updateText = db.prepare('DELETE FROM event_text WHERE rowid = ?');
     this.deleteTexts = db.prepare('DELETE FROM event_text WHERE rowid >= ? AND rowid < ?');
     this.loadStmt = db.prepare('SELECT * FROM sessions WHERE id = ?');
@@ -149,25 +150,56 @@ export class IndexWriter {
     this.upsertStmt.run(rowParams(num, row, stat));
   }
 
+  /** Writes a session's chunk of texts (chunks.ts). */
+  chunk(num: number, c: Chunk): void {
+    this.insertText.run(num * SPAN + c.seqs[0], ...chunkColumns(c));
+  }
+
   /**
-   * Applies one search-table operation of session `num`. A `session redact` of rows already
-   * indexed re-reads each event's text from the log (the index holds no text), applies every
-   * pattern for that seq, and replaces the row.
+   * A `session redact` of texts already written: each chunk holding one of the seqs is
+   * re-read from the log (the index holds no text), every pattern for each of its events
+   * applied, and the chunk replaced.
    */
-  text(num: number, op: TextOp, logPath: string, redactions: Record<string, string[]>): void {
-    if (op.kind === 'text') {
-      this.insertText.run(num * SPAN + op.seq, presentedText(op.text, redactions[op.seq]), op.type, op.off);
-      return;
-    }
-    for (const seq of op.seqs) {
-      if (!Number.isInteger(seq) || seq < 1) continue;
-      const rowid = num * SPAN + seq;
-      const at = this.selectText.get(rowid) as { type: string; off: number } | undefined;
+  redact(num: number, seqs: number[], logPath: string, redactions: Record<string, string[]>): void {
+    const done = new Set<number>();
+    for (const seq of seqs) {
+      if (!Number.isInteger(seq) || seq < 1 || done.has(seq)) continue;
+      const at = this.selectText.get(num * SPAN, num * SPAN + seq) as { rid: number; seqs: string; offs: string; types: string } | undefined;
       if (!at) continue;
-      const text = textAt(logPath, at.off, seq);
-      this.updateText.run(rowid);
-      if (text !== null) this.insertText.run(rowid, presentedText(text, redactions[seq]), at.type, at.off);
+      const cs = parseList(at.seqs);
+      if (!cs.includes(seq)) continue;
+      const offs = parseList(at.offs);
+      const types = at.types.split(',');
+      const c: Chunk = { seqs: [], offs: [], types: [], texts: [] };
+      cs.forEach((s, i) => {
+        done.add(s);
+        const text = textAt(logPath, offs[i], s);
+        if (text === null) return;
+        c.seqs.push(s);
+        c.offs.push(offs[i]);
+        c.types.push(types[i]);
+        c.texts.push(presentedText(text, redactions[s]));
+      });
+      this.updateText.run(at.rid);
+      if (c.seqs.length) this.insertText.run(num * SPAN + c.seqs[0], ...chunkColumns(c));
     }
+  }
+
+  /** Applies the text operations of one catch-up: texts held in a buffer, redactions of written ones at once. */
+  textSink(num: number, logPath: string, row: SessionRow): { op: (op: TextOp) => void; flush: () => void } {
+    const buf = new TextBuffer();
+    return {
+      op: (op) => {
+        if (op.kind === 'text') buf.add({ seq: op.seq, type: op.type, text: presentedText(op.text, row.redactions[op.seq]), off: op.off });
+        else {
+          const missing = buf.redact(op.seqs, op.pattern);
+          if (missing.length) this.redact(num, missing, logPath, row.redactions);
+        }
+      },
+      flush: () => {
+        for (const c of buf.chunks()) this.chunk(num, c);
+      },
+    };
   }
 
   clearTexts(num: number): void {
