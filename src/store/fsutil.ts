@@ -97,3 +97,29 @@ export function appendDurable(path: string, data: string | Uint8Array, durable =
     fs.closeSync(fd);
   }
 }
+
+/**
+ * Rewrites a small, rebuildable file in place: written at offset 0 and padded with spaces
+ * to at least its old length (JSON ignores trailing spaces), never truncated or renamed.
+ * ext4 flushes data on a truncate-and-rewrite or a rename over a file, which would cost an
+ * append more than its own fsync. A reader may see a half-written file: callers use this
+ * only for caches and projections that are rebuilt when they do not parse.
+ */
+export function writeInPlace(path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, fs.constants.O_WRONLY);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT, FILE_MODE);
+  }
+  try {
+    const old = fs.fstatSync(fd).size;
+    let buf = Buffer.from(text, 'utf8');
+    if (buf.length < old) buf = Buffer.concat([buf, Buffer.alloc(old - buf.length, 0x20)]);
+    let off = 0;
+    while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off, off);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { type EventInput, MAX_LINE_BYTES, type StoredEvent, checkLine, encodeEvent } from '../core/events.ts';
-import { FILE_MODE, ensureDir } from './fsutil.ts';
+import { FILE_MODE, ensureDir, writeInPlace } from './fsutil.ts';
 
 export const LOG_FILE = 'events.jsonl';
 const SIDECAR = '.verified';
@@ -130,7 +130,7 @@ function readSidecar(dir: string): Sidecar | null {
 
 function writeSidecar(dir: string, s: Sidecar): void {
   try {
-    fs.writeFileSync(join(dir, SIDECAR), JSON.stringify(s), { mode: FILE_MODE });
+    writeInPlace(join(dir, SIDECAR), JSON.stringify(s));
   } catch {
     // Only a cache: the next append re-verifies.
   }

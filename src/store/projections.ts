@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../core/events.ts';
 import { type SessionView, type Workspace, presentText } from '../core/session.ts';
-import { readFileOrNull, writeFileAtomic } from './fsutil.ts';
+import { readFileOrNull, writeFileAtomic, writeInPlace } from './fsutil.ts';
 
 export const MANIFEST_SCHEMA = 'baton-session-1';
 
@@ -64,8 +64,14 @@ export function readManifest(dir: string): Manifest | null {
   }
 }
 
+/** A full rebuild replaces manifest.json atomically. */
 export function writeManifest(dir: string, m: Manifest): void {
   writeFileAtomic(join(dir, 'manifest.json'), `${JSON.stringify(m, null, 2)}\n`);
+}
+
+/** After an append the manifest is patched in place (no rename: see writeInPlace); a torn one is rebuilt by its reader. */
+export function patchManifestFile(dir: string, m: Manifest): void {
+  writeInPlace(join(dir, 'manifest.json'), `${JSON.stringify(m, null, 2)}\n`);
 }
 
 /** The pointer as context.md shows it (state.json read tolerantly; the pointer module owns the format). */

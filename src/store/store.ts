@@ -16,7 +16,7 @@ import { DIR_MODE, ensureDir } from './fsutil.ts';
 import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, isValid, readLock, removeLock, replaceLock } from './lease.ts';
 import { LOG_FILE, type ScanResult, type TailState, appendLocked, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
 import { withMutex } from './mutex.ts';
-import { type Manifest, readManifest, writeContextMd, writeManifest, manifestFromView, patchManifest } from './projections.ts';
+import { type Manifest, manifestFromView, patchManifest, patchManifestFile, readManifest, writeContextMd, writeManifest } from './projections.ts';
 
 export type LifecycleState = 'active' | 'suspended' | 'archived';
 
@@ -268,7 +268,7 @@ export class FsStore {
       const dir = this.dir(id);
       const m = full || this.contextOnAppend ? null : readManifest(dir);
       if (m && m.status.last_event_seq === events[0].seq - 1) {
-        writeManifest(dir, patchManifest(m, events, this.lifecycle(id, m.status.state === 'archived')));
+        patchManifestFile(dir, patchManifest(m, events, this.lifecycle(id, m.status.state === 'archived')));
       } else {
         this.refreshProjections(id);
       }
