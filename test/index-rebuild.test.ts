@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { listSessions, searchSessions } from '../src/index/api.ts';
+import { listSessions, rebuildIndex, searchSessions } from '../src/index/api.ts';
 import { SCHEMA_VERSION } from '../src/index/migrations.ts';
 import { baton, tmpDir, treeHash } from './helpers.ts';
 import { append, makeSession } from './index-helpers.ts';
@@ -129,4 +129,16 @@ test('a session whose log is corrupt in the middle stays listed, marked corrupt'
   assert.equal(s.title, 'Flaky test hunt');
   assert.equal(r.sessions.length, 3);
   assert.equal(treeHash(join(home, 'sessions')), tree);
+});
+
+test('a rebuild on a worker thread indexes exactly what a rebuild on this thread does', () => {
+  const { home } = store();
+  append(home, listSessions(home, { cwd: null }).sessions[0].id, 'context.appended', { text: 'worker thread words' });
+  rebuildIndex(home, { worker: false });
+  const one = listSessions(home, { cwd: null }).sessions;
+  const hitsOne = searchSessions(home, 'words', { cwd: null, limit: 10 }).hits;
+  rebuildIndex(home, { worker: true });
+  assert.deepEqual(listSessions(home, { cwd: null }).sessions, one);
+  assert.deepEqual(searchSessions(home, 'words', { cwd: null, limit: 10 }).hits, hitsOne);
+  assert.equal(hitsOne.length, 1);
 });

@@ -13,6 +13,7 @@ import {
   type SearchHit,
   listFromIndex,
   listFromRows,
+  queryTerms,
   scanRows,
   searchByScan,
   searchIndex,
@@ -44,6 +45,7 @@ export function listSessions(home: string, filter: ListFilter, io: IndexIo = {})
 }
 
 export function searchSessions(home: string, query: string, filter: SearchFilter, io: IndexIo = {}): { hits: SearchHit[]; source: 'index' | 'scan' } {
+  queryTerms(query); // a query with no words is refused before anything is opened
   if (!hasStore(home)) return { hits: [], source: 'index' };
   const r = withIndex(home, io, (db) => {
     catchUp(db, home, io);

@@ -34,11 +34,13 @@ try {
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
   db.pragma('locking_mode = EXCLUSIVE');
-  db.pragma('cache_size = -65536');
+  db.pragma('cache_size = -32768');
   for (const sql of migrations) db.exec(sql);
   db.pragma('user_version = ' + schemaVersion);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('format', ?)").run('baton-index-' + schemaVersion);
   db.exec("INSERT INTO event_text (event_text, rank) VALUES ('hashsize', " + hashSize + ")");
+  db.exec("INSERT INTO event_text (event_text, rank) VALUES ('automerge', 0)");
+  db.exec('BEGIN');
   const up = db.prepare(upsertSql);
   const tx = db.prepare(textSql);
   const meta = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
@@ -46,16 +48,16 @@ try {
     if (Atomics.load(flags, 1) === 2) return;
     try {
       if (m.texts) {
-        db.exec('BEGIN');
         const t = m.texts;
         for (let i = 0; i < t.length; i += 5) tx.run(t[i], t[i + 1], t[i + 2], t[i + 3], t[i + 4]);
         for (const s of m.sessions) up.run(s);
-        db.exec('COMMIT');
         Atomics.sub(flags, 0, 1);
         Atomics.notify(flags, 0);
       }
       if (m.meta) {
         for (const k of Object.keys(m.meta)) meta.run(k, m.meta[k]);
+        db.exec("INSERT INTO event_text (event_text, rank) VALUES ('automerge', 4)");
+        db.exec('COMMIT');
         db.pragma('locking_mode = NORMAL');
         db.pragma('journal_mode = WAL');
         db.close();

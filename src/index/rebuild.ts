@@ -112,7 +112,11 @@ export function rebuildInto(sink: RebuildSink, home: string, opts: { progress?: 
   return stats;
 }
 
-/** The sink of a rebuild on this thread: one transaction per batch. */
+/**
+ * The sink of a rebuild on this thread: one transaction for the whole build (into a fresh
+ * temp file without a journal), because every commit flushes FTS5's term buffer into a new
+ * segment and segments cost merges.
+ */
 export class DbSink implements RebuildSink {
   private readonly db: Db;
   private readonly w: IndexWriter;
@@ -140,14 +144,13 @@ export class DbSink implements RebuildSink {
     this.w.chunk(num, c);
   }
 
-  flush(): void {
-    if (this.open) this.db.exec('COMMIT');
-    this.open = false;
-  }
+  flush(): void {}
 
   finish(meta: Record<string, string>): void {
-    this.flush();
+    this.begin();
     setMeta(this.db, meta);
+    this.db.exec('COMMIT');
+    this.open = false;
   }
 }
 

@@ -147,7 +147,7 @@ export function reconcile(db: Db, home: string, opts: ReconcileOptions): Reconci
       // A new feed file (rotated by another reader, or deleted): read it from the start,
       // and sweep soon for anything a writer still holding the old file appended there.
       offset = 0;
-      if (meta.feed_ino) next.sweep_due_ms = String(Math.min(Number(meta.sweep_due_ms ?? 0), opts.nowMs + 2000));
+      if (meta.feed_ino || feed.size < Number(meta.feed_offset ?? 0)) next.sweep_due_ms = String(Math.min(Number(meta.sweep_due_ms ?? 0), opts.nowMs + 2000));
     }
     const fed = readFeedIds(home, offset, feed.size);
     for (const id of fed.ids) candidates.add(id);

@@ -13,11 +13,15 @@ export function feedPath(home: string): string {
   return join(home, FEED_FILE);
 }
 
-/** Notes that a session's log changed. Cheap (one open, one write), never throws. */
+/** Past this size with no reader rotating it, the feed starts over (the index then re-stats every log). */
+const FEED_MAX_BYTES = 16 * 1024 * 1024;
+
+/** Notes that a session's log changed. Cheap (one open, one fstat, one write), never throws. */
 export function noteSessionChanged(home: string, id: string): void {
   let fd: number | undefined;
   try {
     fd = fs.openSync(feedPath(home), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o600);
+    if (fs.fstatSync(fd).size > FEED_MAX_BYTES) fs.ftruncateSync(fd, 0);
     fs.writeSync(fd, `${id}\n`);
   } catch {
     // A hint only: the index's stat sweep finds what a lost hint missed.
