@@ -316,19 +316,24 @@ describe(`Claude Code ${CLAUDE_VERSION} killed mid-turn`, { skip }, () => {
 
   test('SIGKILL leaves the episode open; the next resume finds it open and opens no second one, then closes it', async () => {
     const sid = '5d1e8c47-9a2b-4f3e-8c6d-7b0a1e2f3c4d';
-    const run = await killedRun(['-p', 'A turn that will be killed', '--session-id', sid], 'SIGKILL');
+    // A finished first turn, so the conversation exists on disk whenever the kill lands.
+    server.script = () => ({ text: 'first' });
+    assertRan(await claude(['-p', 'A first turn', '--session-id', sid], user, server), 'first turn');
+    const run = await killedRun(['--resume', sid, '-p', 'A turn that will be killed'], 'SIGKILL');
     assert.equal(run.signal, 'SIGKILL');
     let evs = events(user, sid);
-    assert.equal(ofType(evs, 'episode.opened').length, 1);
-    assert.equal(ofType(evs, 'episode.closed').length, 0, 'no end event after SIGKILL: the episode stays open');
+    assert.equal(ofType(evs, 'episode.opened').length, 2);
+    assert.equal(ofType(evs, 'episode.closed').length, 1, 'no end event after SIGKILL: the second episode stays open');
     server.script = () => ({ text: 'back' });
     const resumed = await claude(['--resume', sid, '-p', 'Back after the crash'], user, server);
     assertRan(resumed, 'resume after SIGKILL');
     evs = events(user, sid);
-    assert.equal(ofType(evs, 'episode.opened').length, 1);
+    const opened = ofType(evs, 'episode.opened');
+    assert.equal(opened.length, 2, 'the resume found the killed run\'s episode open and opened none');
     const closed = ofType(evs, 'episode.closed');
-    assert.equal(closed.length, 1);
-    assert.equal(closed[0].payload.prompts, 2);
+    assert.equal(closed.length, 2);
+    assert.equal(closed[1].payload.episode, opened[1].payload.episode);
+    assert.equal(closed[1].payload.prompts, 2);
   });
 });
 
