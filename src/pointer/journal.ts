@@ -73,12 +73,16 @@ export function rotateIfNeeded(dir: string): boolean {
   return true;
 }
 
-/** Rotates when due, then appends one line (one write, fsync). Throws on failure. */
+/**
+ * Rotates when due, then appends one line with one write. Not fsync'd: the same metadata is
+ * in the pointer.* event, which the log makes durable; a journal line lost to a power cut
+ * shows as a REVISION_GAP. Throws on failure.
+ */
 export function appendJournal(dir: string, record: JournalRecord): void {
   rotateIfNeeded(dir);
   // A torn last line (a crash mid-append) is closed first, so the new record stays whole.
   const sep = endsTorn(journalPath(dir)) ? '\n' : '';
-  appendDurable(journalPath(dir), `${sep}${JSON.stringify(record)}\n`);
+  appendDurable(journalPath(dir), `${sep}${JSON.stringify(record)}\n`, false);
 }
 
 function endsTorn(path: string): boolean {
