@@ -115,9 +115,7 @@ export function buildFresh(home: string, io: IndexIo = {}): RebuildStats {
     applyMigrations(db);
     // Bulk load: a large in-memory term buffer means few, large segments and little merging.
     db.exec(`INSERT INTO event_text (event_text, rank) VALUES ('hashsize', ${HASH_SIZE})`);
-    db.exec("INSERT INTO event_text (event_text, rank) VALUES ('automerge', 0)");
     const stats = rebuild(db, home, { progress: io.progress, nowMs: now() });
-    db.exec("INSERT INTO event_text (event_text, rank) VALUES ('automerge', 4)");
     db.pragma('locking_mode = NORMAL');
     db.pragma('journal_mode = WAL');
     db.close();

@@ -39,7 +39,6 @@ try {
   db.pragma('user_version = ' + schemaVersion);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('format', ?)").run('baton-index-' + schemaVersion);
   db.exec("INSERT INTO event_text (event_text, rank) VALUES ('hashsize', " + hashSize + ")");
-  db.exec("INSERT INTO event_text (event_text, rank) VALUES ('automerge', 0)");
   db.exec('BEGIN');
   const up = db.prepare(upsertSql);
   const tx = db.prepare(textSql);
@@ -56,8 +55,7 @@ try {
       }
       if (m.meta) {
         for (const k of Object.keys(m.meta)) meta.run(k, m.meta[k]);
-        db.exec("INSERT INTO event_text (event_text, rank) VALUES ('automerge', 4)");
-        db.exec('COMMIT');
+            db.exec('COMMIT');
         db.pragma('locking_mode = NORMAL');
         db.pragma('journal_mode = WAL');
         db.close();

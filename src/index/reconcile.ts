@@ -129,6 +129,7 @@ export function reconcile(db: Db, home: string, opts: ReconcileOptions): Reconci
     db.transaction(() => {
       const w = new IndexWriter(db);
       for (const id of opts.only ?? []) if (ID_RE.test(id)) count(id, catchUpSession(w, home, id, nowIso));
+      w.flushChunks();
     }).immediate();
     return stats;
   }
@@ -173,6 +174,7 @@ export function reconcile(db: Db, home: string, opts: ReconcileOptions): Reconci
       stats.swept = true;
     }
     for (const id of candidates) if (ID_RE.test(id)) count(id, catchUpSession(w, home, id, nowIso));
+    w.flushChunks();
     // 4. Rotate a long feed; a writer that still appends to the old file is caught by a sweep soon.
     if (offset >= FEED_ROTATE_BYTES && offset === feed.size) {
       try {

@@ -150,9 +150,22 @@ export class IndexWriter {
     this.upsertStmt.run(rowParams(num, row, stat));
   }
 
-  /** Writes a session's chunk of texts (chunks.ts). */
-  chunk(num: number, c: Chunk): void {
-    this.insertText.run(num * SPAN + c.seqs[0], ...chunkColumns(c));
+  private deferred: [number, string, string, string, string][] = [];
+
+  /**
+   * Writes a session's chunk of texts (chunks.ts). `defer` holds it until flushChunks:
+   * FTS5 flushes its term buffer into a new segment whenever a rowid is not above the last
+   * one written, so a catch-up touching sessions in any order inserts in rowid order.
+   */
+  chunk(num: number, c: Chunk, defer = false): void {
+    if (defer) this.deferred.push([num * SPAN + c.seqs[0], ...chunkColumns(c)]);
+    else this.insertText.run(num * SPAN + c.seqs[0], ...chunkColumns(c));
+  }
+
+  flushChunks(): void {
+    this.deferred.sort((a, b) => a[0] - b[0]);
+    for (const r of this.deferred) this.insertText.run(...r);
+    this.deferred = [];
   }
 
   /**
@@ -181,7 +194,7 @@ export class IndexWriter {
         c.texts.push(presentedText(text, redactions[s]));
       });
       this.updateText.run(at.rid);
-      if (c.seqs.length) this.insertText.run(num * SPAN + c.seqs[0], ...chunkColumns(c));
+      if (c.seqs.length) this.chunk(num, c, true);
     }
   }
 
@@ -197,7 +210,7 @@ export class IndexWriter {
         }
       },
       flush: () => {
-        for (const c of buf.chunks()) this.chunk(num, c);
+        for (const c of buf.chunks()) this.chunk(num, c, true);
       },
     };
   }
