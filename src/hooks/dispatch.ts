@@ -14,7 +14,7 @@ import { ASPECTS, type Aspect, type HookEvent, type HookOutput, type ProviderAda
 import { renderRefsForContext } from '../store/refs.ts';
 import { FsStore, type Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
-import { appendPrompt, findOpen, loadEpisodes } from './episodes.ts';
+import { findOpen, loadEpisodes, queuePrompt } from './episodes.ts';
 import { recordLastRuns } from './lastrun.ts';
 import { promptPayload, titleFromPrompt } from './prompt.ts';
 import { sessionAtEnd, sessionAtStart } from './session.ts';
@@ -95,6 +95,20 @@ export function runHook(inv: HookInvocation): HookOutput {
     }
   }
 
+  // The prompt archive rides along with the pointer's DIRTY write (one write, one fsync for
+  // both); what is still queued after the pointer aspect is flushed on its own below.
+  let promptQueued = false;
+  const promptWriter = hookWriter(adapter.name, ev.providerSessionId, 'user');
+  if (enabled('prompt') && ev.kind === 'prompt') {
+    try {
+      queuePrompt(store, sessionId, adapter.name, ev.providerSessionId, promptPayload(ev.prompt ?? ''), promptWriter);
+      promptQueued = true;
+    } catch (e) {
+      stderr.push(aspectLine('prompt', e));
+      runs.push({ aspect: 'prompt', event: ev.providerEvent, result: `error ${codeOf(e)}` });
+    }
+  }
+
   let res: PointerHookResult = {};
   if (enabled('pointer') && ev.kind !== 'end') {
     try {
@@ -136,9 +150,10 @@ export function runHook(inv: HookInvocation): HookOutput {
     }
   }
 
-  if (enabled('prompt') && ev.kind === 'prompt') {
+  if (promptQueued) {
+    // Whatever the pointer aspect did not carry (a DIRTY no-op, a refusal) is written now.
     try {
-      appendPrompt(store, sessionId, adapter.name, ev.providerSessionId, promptPayload(ev.prompt ?? ''), hookWriter(adapter.name, ev.providerSessionId, 'user'));
+      store.flushRiders(sessionId, promptWriter);
       runs.push({ aspect: 'prompt', event: ev.providerEvent, result: 'ok' });
     } catch (e) {
       stderr.push(aspectLine('prompt', e));

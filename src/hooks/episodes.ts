@@ -232,28 +232,16 @@ export function closeEpisode(
   return res;
 }
 
-/** Appends prompt.submitted, attributed to the provider session's open episode (or none). */
-export function appendPrompt(
-  store: FsStore,
-  sessionId: string,
-  provider: string,
-  providerSessionId: string,
-  payload: Record<string, unknown>,
-  writer: Writer,
-): { episode: string | null; events: StoredEvent[] } {
+
+/**
+ * Queues prompt.submitted to ride along with the session's next append in this process
+ * (FsStore.rideAlong): the open episode is read from the cache now, the cache is brought up
+ * to date under the mutex once the event is written.
+ */
+export function queuePrompt(store: FsStore, sessionId: string, provider: string, providerSessionId: string, payload: Record<string, unknown>, writer: Writer): void {
   const dir = store.dir(sessionId);
-  const res = store.locked(sessionId, () => {
-    const idx = loadEpisodes(dir);
-    const ep = findOpen(idx, provider, providerSessionId);
-    const events = store.appendUnderMutex(
-      sessionId,
-      [{ type: 'prompt.submitted', surface: writer.surface, actor: writer.actor, payload: { episode: ep?.episode ?? null, ...payload } }],
-      writer,
-    );
-    for (const ev of events) foldEpisodeEvent(idx, ev);
-    saveEpisodes(dir, idx);
-    return { episode: ep?.episode ?? null, events };
+  const ep = findOpen(loadEpisodes(dir), provider, providerSessionId);
+  store.rideAlong(sessionId, [{ type: 'prompt.submitted', surface: writer.surface, actor: writer.actor, payload: { episode: ep?.episode ?? null, ...payload } }], () => {
+    saveEpisodes(dir, loadEpisodes(dir));
   });
-  store.afterAppend(sessionId, res.events);
-  return res;
 }

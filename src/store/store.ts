@@ -66,11 +66,20 @@ export interface StoreOptions {
 
 export const DEFAULT_ALLOWED = [...SURFACE_KINDS];
 
+interface Rider {
+  inputs: EventInput[];
+  onStored?: (events: StoredEvent[]) => void;
+}
+
 export class FsStore {
   readonly home: string;
   readonly clock: Clock;
   readonly random: () => number;
   readonly contextOnAppend: boolean;
+  /** Events waiting to ride along with this process's next append to a session (rideAlong). */
+  private readonly riders = new Map<string, Rider[]>();
+  /** Everything the last append of a session wrote, riders included, for afterAppend. */
+  private readonly lastBatch = new Map<string, StoredEvent[]>();
 
   constructor(home: string, opts: StoreOptions = {}) {
     this.home = home;
@@ -213,17 +222,60 @@ export class FsStore {
     return events;
   }
 
-  /** For callers already holding the mutex (the pointer publisher). Projections are the caller's business via afterAppend. */
+  /**
+   * Queues lifecycle facts to be written with this process's next append to the session, in
+   * the same write and fsync (a hook's prompt.submitted rides with the pointer's DIRTY mark).
+   * onStored runs under the mutex once they are written. flushRiders writes what is left.
+   */
+  rideAlong(id: string, inputs: EventInput[], onStored?: (events: StoredEvent[]) => void): void {
+    for (const e of inputs) checkEventType(e.type);
+    const list = this.riders.get(id) ?? [];
+    list.push({ inputs, onStored });
+    this.riders.set(id, list);
+  }
+
+  /** Appends the riders still waiting for a session, on their own. */
+  flushRiders(id: string, writer: Writer): StoredEvent[] {
+    if (!this.riders.get(id)?.length) return [];
+    withMutex(this.dir(id), () => this.appendUnderMutex(id, [], writer));
+    const batch = this.lastBatch.get(id) ?? [];
+    this.afterAppend(id, batch);
+    return batch;
+  }
+
+  /**
+   * For callers already holding the mutex (the pointer publisher). Returns the caller's own
+   * events; riders waiting for this session go first in the same write. Projections are the
+   * caller's business via afterAppend.
+   */
   appendUnderMutex(id: string, inputs: EventInput[], writer: Writer, opts: { expectedSeq?: number; isCreate?: boolean } = {}): StoredEvent[] {
     const nowIso = isoMillis(this.now());
-    const redacted = inputs.map((e) => ({ ...e, payload: redactValue(e.payload) }));
-    return appendLocked(this.dir(id), id, redacted, nowIso, {
+    const riders = opts.isCreate || opts.expectedSeq !== undefined ? [] : (this.riders.get(id) ?? []);
+    const all = [...riders.flatMap((r) => r.inputs), ...inputs];
+    if (all.length === 0) return [];
+    const redacted = all.map((e) => ({ ...e, payload: redactValue(e.payload) }));
+    const stored = appendLocked(this.dir(id), id, redacted, nowIso, {
       expectedSeq: opts.expectedSeq,
       check: (tail) => {
         if (!opts.isCreate && tail.lastSeq === 0) fail('WS001', `session ${id} not found`, { nearest: nearestIds(id, this.ids()) });
-        this.checkWrite(id, tail, inputs, writer);
+        this.checkWrite(id, tail, all, writer);
       },
     });
+    this.lastBatch.set(id, stored);
+    let at = 0;
+    if (riders.length) {
+      this.riders.delete(id);
+      for (const r of riders) {
+        const mine = stored.slice(at, at + r.inputs.length);
+        at += r.inputs.length;
+        try {
+          r.onStored?.(mine);
+        } catch {
+          // A rider's bookkeeping (a cache) never fails the append it rode on.
+        }
+      }
+    }
+    return stored.slice(at);
   }
 
   /** Under the mutex: refuses now what an append of these types would refuse, before any side effect. */
@@ -261,7 +313,10 @@ export class FsStore {
   }
 
   /** Keeps manifest.json in step with the log: patched when it was current, rebuilt otherwise. */
-  afterAppend(id: string, events: StoredEvent[], full = false): void {
+  afterAppend(id: string, own: StoredEvent[], full = false): void {
+    const batch = this.lastBatch.get(id);
+    this.lastBatch.delete(id);
+    const events = batch && own.length && batch[batch.length - 1].seq === own[own.length - 1].seq ? batch : own;
     if (events.length === 0) return;
     noteSessionChanged(this.home, id);
     try {
