@@ -50,7 +50,8 @@ const indexRebuild: BenchCase = {
       },
       () => timeProcess(process.execPath, ['-e', PARSE_ALL, fx.home]),
     );
-    const complete = stats.sessions === sessions && stats.events === fx.events;
+    // Other index cases may have appended to the fixture: at least every generated event.
+    const complete = stats.sessions === sessions && Number(stats.events) >= fx.events;
     return {
       name: 'index.rebuild',
       ours: r.a,

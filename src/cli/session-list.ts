@@ -98,3 +98,6 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
   }
   return { json: { ok: true, sessions }, text };
 }
+
+/** For `session show`: the session's last projection_conflict as one line, or null (never throws). */
+export { indexConflictFor } from '../index/api.ts';

@@ -8,7 +8,15 @@ import type { StoredEvent } from '../core/events.ts';
 import { type SessionRow, type TextOp, projectEvent } from './project.ts';
 
 const CHUNK = 4 * 1024 * 1024;
+const SMALL = 256 * 1024;
 let shared: Buffer | null = null;
+let small: Buffer | null = null;
+
+/** A read buffer: a small one for a short tail (a catch-up), the large one for whole logs. */
+function bufferFor(bytes: number): Buffer {
+  if (bytes <= SMALL) return (small ??= Buffer.allocUnsafe(SMALL));
+  return (shared ??= Buffer.allocUnsafe(CHUNK));
+}
 
 export interface LogStat {
   size: number;
@@ -60,8 +68,7 @@ export function readLogInto(path: string, row: SessionRow, size: number, text?: 
     }
     let pos = incremental ? row.line_start : 0;
     let checkFirst = incremental;
-    const buf = shared ?? Buffer.allocUnsafe(CHUNK);
-    shared = buf;
+    const buf = bufferFor(size - pos);
     let have = 0; // bytes of buf holding data, starting at file offset `base`
     let base = pos;
     while (pos < size || have > 0) {

@@ -6,7 +6,7 @@
 // it was. The worker's code is a string (no extra bundle), given the SQL it runs.
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
 import { type Chunk, chunkColumns } from './chunks.ts';
 import type { LogStat } from './logread.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
@@ -99,6 +99,8 @@ export class WorkerSink implements RebuildSink {
   private sessions: Record<string, string | number | null>[] = [];
 
   constructor(dbPath: string, sqlitePath: string, hashSize: number) {
+    // Loaded here, not at the top: every CLI start would pay for worker_threads otherwise.
+    const { MessageChannel, Worker } = process.getBuiltinModule('node:worker_threads');
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     const state = new SharedArrayBuffer(8);
@@ -123,7 +125,7 @@ export class WorkerSink implements RebuildSink {
 
   private check(): void {
     if (Atomics.load(this.flags, 1) !== 2) return;
-    const m = receiveMessageOnPort(this.port)?.message as { error?: string; code?: string } | undefined;
+    const m = process.getBuiltinModule('node:worker_threads').receiveMessageOnPort(this.port)?.message as { error?: string; code?: string } | undefined;
     throw new WorkerError(`index worker: ${m?.error ?? 'failed'}`, m?.code ?? '');
   }
 
