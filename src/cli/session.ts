@@ -11,7 +11,7 @@ import { archiveSession, addArtifact, pruneSessions, redactSession, removeArtifa
 import { contextMdSeq, pointerSummary, readManifest } from '../store/projections.ts';
 import { type FsStore, cliWriter } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
-import { scanListCommand as listSessionsCommand } from './session-scan.ts';
+import { indexConflictFor, listCommand as listSessionsCommand } from './session-list.ts';
 import { type CommandResult, type GlobalOptions, collect, color, openStore, relativeTime, run, warn } from './output.ts';
 import { progress } from './progress.ts';
 import { join } from 'node:path';
@@ -102,6 +102,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         const pointer = pointerSummary(store.dir(id));
         const last = store.readEvents(id, Math.max(1, view.last_seq - 9)).map((e) => presentEvent(e, view.redactions));
         const now = Date.now();
+        const conflict = indexConflictFor(store.home, id);
         const openEpisodes = view.open_episodes.map((e) => ({ ...e, idle_seconds: Math.round((now - Date.parse(view.last_touched_at)) / 1000) }));
         const json = {
           ok: true,
@@ -112,6 +113,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
           refs: view.refs,
           corrupt: scan.corrupt,
           torn: scan.torn,
+          projection_conflict: conflict,
           last_events: last,
         };
         const text: string[] = [];
@@ -125,6 +127,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         text.push(`episode    ${openEpisodes.length ? openEpisodes.map((e) => `${e.episode} open, idle ${e.idle_seconds}s`).join('; ') : 'none open'}`);
         text.push(`refs       ${view.refs.length ? view.refs.map((r) => `${r.source}@${r.source_version} ${r.digest}`).join(', ') : 'none'}`);
         if (scan.corrupt) text.push(color.red(`corrupt    line ${scan.corrupt.line}: ${scan.corrupt.reason} (WS201)`));
+        if (conflict) text.push(color.yellow(`index      ${conflict}`));
         if (scan.torn) text.push(color.yellow(`torn tail  ${scan.torn.bytes} bytes at ${scan.torn.offset} (run baton session repair ${id})`));
         text.push('', color.bold('last events'), ...last.map(eventLine));
         return { json, text };
