@@ -167,9 +167,17 @@ export function reconcile(db: Db, home: string, opts: ReconcileOptions): Reconci
       for (const k of known) if (!present.has(k)) candidates.add(k);
       next.sessions_mtime = stamp;
     }
-    // 3. The periodic stat sweep: every log, for changes nobody announced.
+    // 3. The periodic stat sweep: every log, for changes nobody announced. One query for
+    //    what the index saw, one stat per log; only logs that differ are caught up.
     if (sweep && names) {
-      for (const n of names) candidates.add(n);
+      const seen = new Map<string, string>();
+      for (const r of db.prepare('SELECT id, log_size, log_ctime, log_ino FROM sessions').raw().all() as [string, number, string, string][]) {
+        seen.set(r[0], `${r[1]}/${r[2]}/${r[3]}`);
+      }
+      for (const n of names) {
+        const st = statLog(join(sessionsDir, n, LOG_FILE));
+        if (!st ? seen.has(n) : seen.get(n) !== `${st.size}/${st.ctime}/${st.ino}`) candidates.add(n);
+      }
       next.sweep_due_ms = String(opts.nowMs + sweepIntervalMs());
       stats.swept = true;
     }
