@@ -81,6 +81,11 @@ function apply(store: FsStore, id: string, opts: PointerHookOptions, source: Wri
     const next = nextState(cur, target, opts.now, gen);
     return { observed: observedOf(next), events: [], planned: [next] };
   }
+  // A no-op (a repeated prompt while DIRTY, the CLEARED fence already there) is decided on
+  // a plain read and takes no mutex: it must write nothing, not even a lock file, so it
+  // works on a read-only store. The state file is replaced by rename, so the read is whole.
+  const pre = readState(dir, id);
+  if (!decide(pre)) return { observed: pre, events: [], planned: [] };
   const writer = opts.writer ?? { surface: 'hook:unknown', instanceId: `hook:unknown:${id}`, actor: 'system' };
   const r = store.locked(id, (): Applied => {
     const cur = readState(dir, id);

@@ -179,7 +179,9 @@ export function readState(dir: string, sessionId: string): Observed {
     raw = fs.readFileSync(statePath(dir));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return absentState(sessionId);
+    // Only a missing file is "no pointer"; a store that cannot be read (ENOTDIR, EACCES, EIO)
+    // must surface as an error, never as a fresh start.
+    if (code === 'ENOENT') return absentState(sessionId);
     corrupt(`state.json cannot be read: ${code ?? (e as Error).message}`);
   }
   return parseState(raw, sessionId);
