@@ -196,8 +196,10 @@ export function makeSnippet(text: string, terms: Term[], words = 24): string {
   return out.replace(/\s+/g, ' ');
 }
 
-/** The texts of the events at these byte offsets of a log (one read for the span), null where unreadable. */
-export function textsAt(logPath: string, offs: number[], seqs: number[]): (string | null)[] {
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** The texts of the events at these byte offsets of a log (one read for the span), null where unreadable or, with `need`, surely not matching. */
+export function textsAt(logPath: string, offs: number[], seqs: number[], need?: string[]): (string | null)[] {
   const out: (string | null)[] = offs.map(() => null);
   if (!offs.length) return out;
   let fd: number;
@@ -211,6 +213,13 @@ export function textsAt(logPath: string, offs: number[], seqs: number[]): (strin
     const len = Math.min(offs[offs.length - 1] - lo + 64 * 1024, 8 * 1024 * 1024);
     const buf = Buffer.allocUnsafe(Math.max(0, len));
     const n = fs.readSync(fd, buf, 0, buf.length, lo);
+    // Cheap pre-check before parsing: in an ASCII span, a line must hold every query word
+    // as it is (lower-cased); latin1 keeps byte offsets. Other spans are parsed and folded.
+    let low: string | null = null;
+    if (need) {
+      const span = buf.toString('latin1', 0, n);
+      if (!NON_ASCII.test(span)) low = span.toLowerCase();
+    }
     offs.forEach((off, i) => {
       const at = off - lo;
       const nl = at >= 0 && at < n ? buf.indexOf(10, at) : -1;
@@ -219,6 +228,10 @@ export function textsAt(logPath: string, offs: number[], seqs: number[]): (strin
         return;
       }
       try {
+        if (low !== null && need?.some((w) => {
+          const k = low.indexOf(w, at);
+          return k < 0 || k + w.length > nl;
+        })) return;
         const ev = JSON.parse(buf.toString('utf8', at, nl)) as StoredEvent;
         out[i] = ev.seq === seqs[i] ? eventText(ev) : null;
       } catch {}
@@ -250,34 +263,50 @@ export function searchIndex(db: Db, home: string, query: string, f: SearchFilter
     where.push('s.cwd = ?');
     args.push(f.cwd);
   }
-  const stmt = db.prepare(
-    `SELECT t.rowid AS rid, t.seqs AS seqs, t.offs AS offs, t.types AS types, bm25(event_text) AS score,
+  const sql = `SELECT t.rowid AS rid, t.seqs AS seqs, t.offs AS offs, t.types AS types, bm25(event_text) AS score,
        s.id AS session, s.title AS title, s.cwd AS cwd, s.redactions AS redactions
      FROM event_text t JOIN sessions s ON s.num = (t.rowid >> 32)
-     WHERE ${where.join(' AND ')} ORDER BY score LIMIT ? OFFSET ?`,
-  );
+     WHERE ${where.join(' AND ')} ORDER BY score`;
+  type Row = { seqs: string; offs: string; types: string; score: number; session: string; title: string; cwd: string | null; redactions: string };
   const limit = Math.max(1, Math.floor(f.limit));
-  const page = Math.max(limit, 20);
   const hits: SearchHit[] = [];
-  for (let offset = 0; hits.length < limit; offset += page) {
-    const rows = stmt.all(...args, page, offset) as { seqs: string; offs: string; types: string; score: number; session: string; title: string; cwd: string | null; redactions: string }[];
-    for (const r of rows) {
-      const seqs = parseList(r.seqs);
-      const offs = parseList(r.offs);
-      const types = r.types.split(',');
-      const pick = seqs.map((_, i) => i).filter((i) => !f.type || types[i] === f.type);
-      const red = JSON.parse(r.redactions) as Record<string, string[]>;
-      const texts = textsAt(join(home, 'sessions', r.session, LOG_FILE), pick.map((i) => offs[i]), pick.map((i) => seqs[i]));
-      pick.forEach((i, k) => {
-        const raw = texts[k];
-        if (raw === null || hits.length >= limit) return;
-        const text = presentedText(raw, red[seqs[i]]);
-        if (!matchesAll(text, terms)) return;
-        hits.push({ session: r.session, seq: seqs[i], type: types[i], snippet: makeSnippet(text, terms), score: Math.round(-r.score * 1000) / 1000 || 0, title: r.title, workspace: r.cwd });
-      });
+  const take = (r: Row): void => {
+    const seqs = parseList(r.seqs);
+    const offs = parseList(r.offs);
+    const types = r.types.split(',');
+    const pick = seqs.map((_, i) => i).filter((i) => !f.type || types[i] === f.type);
+    const red = JSON.parse(r.redactions) as Record<string, string[]>;
+    const texts = textsAt(
+      join(home, 'sessions', r.session, LOG_FILE),
+      pick.map((i) => offs[i]),
+      pick.map((i) => seqs[i]),
+      terms.map((t) => t.word),
+    );
+    pick.forEach((i, k) => {
+      const raw = texts[k];
+      if (raw === null || hits.length >= limit) return;
+      const text = presentedText(raw, red[seqs[i]]);
+      if (!matchesAll(text, terms)) return;
+      hits.push({ session: r.session, seq: seqs[i], type: types[i], snippet: makeSnippet(text, terms), score: Math.round(-r.score * 1000) / 1000 || 0, title: r.title, workspace: r.cwd });
+    });
+  };
+  // The best chunks first (a top-N query); when their events do not give enough hits (the
+  // words are spread over different events), one ranked pass over the rest.
+  const head = db.prepare(`${sql} LIMIT ?`).all(...args, limit * 2) as Row[];
+  for (const r of head) {
+    if (hits.length >= limit) break;
+    take(r);
+  }
+  if (hits.length < limit && head.length === limit * 2) {
+    let skip = head.length;
+    for (const r of db.prepare(sql).iterate(...args) as Iterable<Row>) {
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      take(r);
       if (hits.length >= limit) break;
     }
-    if (rows.length < page) break;
   }
   return hits;
 }
