@@ -29,7 +29,7 @@ export interface IndexIo {
   worker?: boolean;
 }
 
-const HASH_SIZE = 32 * 1024 * 1024;
+const HASH_SIZE = 8 * 1024 * 1024;
 
 export function dbPath(home: string): string {
   return join(home, DB_FILE);
