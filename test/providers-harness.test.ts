@@ -135,7 +135,7 @@ test('gemini: every event through Gemini CLI rules: JSON only on stdout, exit â†
   assert.equal(closed.payload.outcome, 'closed');
 });
 
-test('codex: every event through Codex rules; no end event, so the episode stays open and codex:session is partial', () => {
+test('codex: every event through Codex rules, SessionEnd included (Codex 0.171.0 sends it): the episode closes, codex:session is wired', () => {
   const w = world();
   install(w, 'codex', 'project');
   const sid = randomUUID();
@@ -149,12 +149,18 @@ test('codex: every event through Codex rules; no end event, so the episode stays
   assert.equal(prompt.contexts.length, 1);
   const pre = run('PreCompact.json');
   assert.deepEqual(pre.errors, []);
+  // The end payload as Codex CLI 0.171.0 sent it (test/fixtures/providers/codex/observed-0.171.0-exec-resume.jsonl).
+  const endPayload = { session_id: sid, transcript_path: null, cwd: w.project, hook_event_name: 'SessionEnd', reason: 'other' };
+  const end = runProviderEvent({ provider: 'codex', settingsFiles: SETTINGS.codex(w), payload: endPayload, projectDir: w.project, env: w.env });
+  assert.deepEqual(end.errors, []);
   const ev = events(w, sid);
   assert.equal(ev.filter((e) => e.type === 'episode.opened').length, 1);
-  assert.equal(ev.filter((e) => e.type === 'episode.closed').length, 0);
+  const closed = ev.filter((e) => e.type === 'episode.closed');
+  assert.equal(closed.length, 1);
+  assert.equal(closed[0].payload.outcome, 'interrupted', 'codex exec ends with reason other, as claude -p does');
   const st = baton(['status', '--json'], { env: w.env, cwd: w.project });
   const row = st.json.rows.find((r: any) => r.row === 'codex:session');
-  assert.equal(row.state, 'partial');
+  assert.equal(row.state, 'wired');
   assert.equal(st.json.rows.find((r: any) => r.row === 'codex').state, 'wired');
   assert.equal(st.json.rows.find((r: any) => r.row === 'codex:pointer').state, 'wired');
 });

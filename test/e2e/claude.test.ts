@@ -212,11 +212,8 @@ describe(`Claude Code ${CLAUDE_VERSION} with baton installed (offline)`, { skip 
   const roSkip = canMountReadOnly() ? false : 'needs a private mount namespace (unshare -m) for a read-only store';
 
   // pointer.md: "already DIRTY → no-op (no write, no journal line)", and only a failed DIRTY
-  // write may block. Today the prompt hook opens the session mutex (a write) before it reads,
-  // so a read-only store blocks even this prompt. Marked todo until src/pointer/hook.ts
-  // reads first and takes the mutex only for a write.
-  const dirtyTodo = 'known: the prompt hook takes the session mutex (a write) before seeing the pointer is already DIRTY';
-  test('with the store read-only and the pointer already DIRTY, the prompt writes nothing and the agent completes its turn', { skip: roSkip, todo: roSkip ? undefined : dirtyTodo }, async () => {
+  // write may block: the prompt hook decides a no-op on a plain read, without the mutex.
+  test('with the store read-only and the pointer already DIRTY, the prompt writes nothing and the agent completes its turn', { skip: roSkip }, async () => {
     assert.equal(pointerState(user, id).status, 'DIRTY');
     plan = {};
     const beforeHash = treeHash(user.batonHome);
@@ -463,11 +460,8 @@ describe(`Claude Code ${CLAUDE_VERSION} with a corrupt pointer state`, { skip },
   });
 
   // pointer.md: a startup/resume read failure injects UNKNOWN_RECOVERY:<CODE>. With BATON_HOME
-  // under a regular file the read fails with ENOTDIR, which the state reader takes for "no
-  // pointer": the model is told to publish a first pointer (bootstrap) into a store that
-  // cannot be written. Marked todo until only ENOENT means absent.
-  const enotdirTodo = 'known: an ENOTDIR store read is taken for an absent pointer (bootstrap instead of UNKNOWN_RECOVERY)';
-  test('with BATON_HOME under a regular file, a resumed run is told UNKNOWN_RECOVERY, not a bootstrap', { todo: enotdirTodo }, async () => {
+  // under a regular file the read fails with ENOTDIR: only ENOENT means "no pointer".
+  test('with BATON_HOME under a regular file, a resumed run is told UNKNOWN_RECOVERY, not a bootstrap', async () => {
     plan = {};
     const file = join(user.home, 'not-a-dir');
     fs.writeFileSync(file, 'x');

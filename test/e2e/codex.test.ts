@@ -90,15 +90,20 @@ describe(`Codex CLI ${CODEX_VERSION} with baton installed (offline)`, { skip }, 
     assert.equal(main.length, 1);
     assert.ok(pointerBlocks(main[0].text).some((b) => b.marker === 'TASK_POINTER_V2' && b.fields.STATUS === 'CLEAN' && b.pointerText === PTR1));
     assert.match(run.stdout, /SAW TASK_POINTER_V2 STATUS=DIRTY/);
-    // Codex 0.171.0 does send SessionEnd (reason other), but baton's codex adapter wires no
-    // end event (hooks.md: Codex has none), so the first run's episode never closes and the
-    // resume's SessionStart finds it open: one episode spans both runs.
+    // Codex 0.171.0 sends SessionEnd (reason other) at the end of every `codex exec`, and
+    // baton wires it: each run is its own episode, closed as interrupted (like claude -p).
     const evs = events(user, id);
     assert.deepEqual(
       ofType(evs, 'episode.opened').map((e) => e.payload.source),
-      ['startup'],
+      ['startup', 'resume'],
     );
-    assert.equal(ofType(evs, 'episode.closed').length, 0);
+    assert.deepEqual(
+      ofType(evs, 'episode.closed').map((e) => [e.payload.reason, e.payload.outcome]),
+      [
+        ['other', 'interrupted'],
+        ['other', 'interrupted'],
+      ],
+    );
     assert.deepEqual(
       ofType(evs, 'prompt.submitted').map((e) => e.payload.text),
       ['Start the codex task', 'Continue the codex task'],

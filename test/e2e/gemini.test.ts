@@ -93,10 +93,8 @@ describe(`Gemini CLI ${GEMINI_VERSION} with baton installed (offline)`, { skip }
   });
 
   // Gemini CLI 0.61.0 prepends the SessionStart context to BeforeAgent's `prompt` as
-  // `<hook_context>...</hook_context>\n\n`; the gemini adapter archives it as the user's text.
-  // Marked todo until src/providers/gemini.ts strips that wrapper.
-  const archiveTodo = "known: the gemini adapter keeps Gemini's <hook_context> prefix in the archived prompt";
-  test("the prompt archive holds the user's prompt, not the start context Gemini prepends to BeforeAgent's prompt", { todo: archiveTodo }, () => {
+  // `<hook_context>...</hook_context>\n\n`; the gemini adapter strips it before archiving.
+  test("the prompt archive holds the user's prompt, not the start context Gemini prepends to BeforeAgent's prompt", () => {
     const prompts = ofType(events(user, id), 'prompt.submitted');
     assert.equal(prompts.length, 1);
     assert.doesNotMatch(prompts[0].payload.text, /hook_context|TASK_POINTER_V2/, 'baton archived its own injected context as the prompt');
