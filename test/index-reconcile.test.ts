@@ -135,3 +135,21 @@ test('a shorter log than what was indexed is a conflict (announced by the feed)'
   assert.equal(s.events, 2);
   assert.match(s.conflict?.detail ?? '', /shorter/);
 });
+
+test('a long change feed is rotated, and a feed that starts over is read from its start', () => {
+  process.env.BATON_INDEX_SWEEP_MS = '3600000';
+  const home = tmpDir();
+  const ws = tmpDir('baton-ws-');
+  const id = makeSession(home, 'feed', ws);
+  assert.equal(listSessions(home, { cwd: ws }).sessions[0].events, 2);
+  const feed = join(home, 'index.feed');
+  fs.appendFileSync(feed, 'no-such-session\n'.repeat(80_000)); // > 1 MiB of hints
+  append(home, id, 'context.appended', { text: 'after the long feed' });
+  assert.equal(listSessions(home, { cwd: ws }).sessions[0].events, 3);
+  assert.ok(fs.existsSync(join(home, 'index.feed.old')), 'rotated');
+  append(home, id, 'context.appended', { text: 'into a new feed' });
+  assert.equal(listSessions(home, { cwd: ws }).sessions[0].events, 4);
+  fs.truncateSync(join(home, 'index.feed'), 0); // a writer started the feed over
+  append(home, id, 'context.appended', { text: 'after the truncation' });
+  assert.equal(listSessions(home, { cwd: ws }).sessions[0].events, 5);
+});

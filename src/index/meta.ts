@@ -15,11 +15,11 @@ export function setMeta(db: Db, kv: Record<string, string>): void {
   for (const [k, v] of Object.entries(kv)) st.run(k, v);
 }
 
-export function feedState(home: string): { ino: string; size: number } {
+export function feedState(home: string): { ino: string; size: number; mtime: string } {
   try {
     const st = fs.statSync(feedPath(home), { bigint: true });
-    return { ino: String(st.ino), size: Number(st.size) };
+    return { ino: String(st.ino), size: Number(st.size), mtime: String(st.mtimeNs) };
   } catch {
-    return { ino: '', size: 0 };
+    return { ino: '', size: 0, mtime: '' };
   }
 }

@@ -104,6 +104,7 @@ export function rebuildInto(sink: RebuildSink, home: string, opts: { progress?: 
   sink.finish({
     feed_ino: feed.ino,
     feed_offset: String(feed.size),
+    feed_mtime: feed.mtime,
     sessions_mtime: dirMtime,
     sweep_due_ms: String(now + sweepIntervalMs()),
     built_at: new Date(now).toISOString(),

@@ -108,7 +108,7 @@ function readFeedIds(home: string, from: number, to: number): { ids: Set<string>
 /** True when nothing can have changed since the index last looked (no write transaction needed). */
 function upToDate(meta: Record<string, string>, home: string, nowMs: number): boolean {
   const feed = feedState(home);
-  if (feed.ino !== (meta.feed_ino ?? '') || feed.size !== Number(meta.feed_offset ?? 0)) return false;
+  if (feed.ino !== (meta.feed_ino ?? '') || feed.size !== Number(meta.feed_offset ?? 0) || feed.mtime !== (meta.feed_mtime ?? '')) return false;
   if (dirStamp(join(home, 'sessions')) !== (meta.sessions_mtime ?? '')) return false;
   return nowMs < Number(meta.sweep_due_ms ?? 0);
 }
@@ -144,17 +144,20 @@ export function reconcile(db: Db, home: string, opts: ReconcileOptions): Reconci
     const feed = feedState(home);
     let offset = Number(meta.feed_offset ?? 0);
     const sweep = !!opts.fullSweep || opts.nowMs >= Number(meta.sweep_due_ms ?? 0);
-    if (feed.ino !== (meta.feed_ino ?? '') || feed.size < offset) {
+    // Same size but written since (a writer started the feed over and it grew back): from the start too.
+    const rewritten = feed.ino === (meta.feed_ino ?? '') && feed.size === offset && feed.mtime !== (meta.feed_mtime ?? '');
+    if (feed.ino !== (meta.feed_ino ?? '') || feed.size < offset || rewritten) {
       // A new feed file (rotated by another reader, or deleted): read it from the start,
       // and sweep soon for anything a writer still holding the old file appended there.
       offset = 0;
-      if (meta.feed_ino || feed.size < Number(meta.feed_offset ?? 0)) next.sweep_due_ms = String(Math.min(Number(meta.sweep_due_ms ?? 0), opts.nowMs + 2000));
+      if (meta.feed_ino || feed.size < Number(meta.feed_offset ?? 0) || rewritten) next.sweep_due_ms = String(Math.min(Number(meta.sweep_due_ms ?? 0), opts.nowMs + 2000));
     }
     const fed = readFeedIds(home, offset, feed.size);
     for (const id of fed.ids) candidates.add(id);
     offset += fed.consumed;
     next.feed_ino = feed.ino;
     next.feed_offset = String(offset);
+    next.feed_mtime = feed.mtime;
     // 2. Sessions that appeared or went away.
     const stamp = dirStamp(sessionsDir);
     let names: string[] | null = null;
@@ -189,6 +192,7 @@ export function reconcile(db: Db, home: string, opts: ReconcileOptions): Reconci
         fs.renameSync(feedPath(home), join(home, `${FEED_FILE}.old`));
         next.feed_ino = '';
         next.feed_offset = '0';
+        next.feed_mtime = '';
         next.sweep_due_ms = String(opts.nowMs + 2000);
       } catch {}
     }
