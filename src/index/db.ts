@@ -22,9 +22,8 @@ export interface IndexIo {
   progress?: (done: number, total: number) => void;
   nowMs?: () => number;
   /**
-   * Index on a worker thread while this one reads the logs. Off by default (measured on a
-   * shared 2-core machine it cost more wall time and ~95 MiB more peak RSS than it saved);
-   * BATON_INDEX_WORKER=1 turns it on for stores of 200 sessions or more.
+   * Index on a worker thread while this one reads the logs: by default for stores of 200
+   * sessions or more (BATON_INDEX_WORKER=0 turns it off); true or false forces it.
    */
   worker?: boolean;
 }
@@ -91,7 +90,7 @@ export function buildFresh(home: string, io: IndexIo = {}): RebuildStats {
     removeQuietly(`${target}-shm`);
     fs.renameSync(tmp, target);
   };
-  const wanted = io.worker ?? (process.env.BATON_INDEX_WORKER === '1' && sessionNames(join(home, 'sessions')).length >= 200);
+  const wanted = io.worker ?? (process.env.BATON_INDEX_WORKER !== '0' && sessionNames(join(home, 'sessions')).length >= 200);
   const sqlite = wanted ? sqliteModulePath() : null;
   if (sqlite) {
     const sink = new WorkerSink(tmp, sqlite, HASH_SIZE);

@@ -14,8 +14,8 @@ import type { SessionRow } from './project.ts';
 import type { RebuildSink } from './rebuild.ts';
 import { INSERT_TEXT_SQL, UPSERT_SQL, rowParams, textRowid } from './writer.ts';
 
-const MAX_IN_FLIGHT = 3;
-const CHUNKS_PER_BATCH = 1000;
+const MAX_IN_FLIGHT = 6;
+const CHUNKS_PER_BATCH = 200;
 
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
