@@ -16,6 +16,8 @@ import { INSERT_TEXT_SQL, UPSERT_SQL, rowParams, textRowid } from './writer.ts';
 
 const MAX_IN_FLIGHT = 6;
 const CHUNKS_PER_BATCH = 200;
+/** A worker that makes no progress for this many seconds has died: the build fails. */
+const STALL_S = 120;
 
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
@@ -140,10 +142,11 @@ export class WorkerSink implements RebuildSink {
 
   private post(): void {
     this.check();
+    let idle = 0;
     for (;;) {
       const n = Atomics.load(this.flags, 0);
       if (n < MAX_IN_FLIGHT) break;
-      Atomics.wait(this.flags, 0, n, 1000);
+      if (Atomics.wait(this.flags, 0, n, 1000) === 'timed-out' && ++idle > STALL_S) throw new WorkerError('index worker: no progress for 2 minutes', '');
       this.check();
     }
     Atomics.add(this.flags, 0, 1);
@@ -159,7 +162,15 @@ export class WorkerSink implements RebuildSink {
   finish(meta: Record<string, string>): void {
     this.flush();
     this.port.postMessage({ meta });
-    while (Atomics.load(this.flags, 1) === 0) Atomics.wait(this.flags, 1, 0, 1000);
+    let idle = 0;
+    let pending = Atomics.load(this.flags, 0);
+    while (Atomics.load(this.flags, 1) === 0) {
+      Atomics.wait(this.flags, 1, 0, 1000);
+      const now = Atomics.load(this.flags, 0);
+      idle = now === pending ? idle + 1 : 0;
+      pending = now;
+      if (idle > STALL_S) throw new WorkerError('index worker: no progress for 2 minutes', '');
+    }
     this.check();
     this.close();
   }
