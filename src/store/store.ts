@@ -323,7 +323,9 @@ export class FsStore {
       const dir = this.dir(id);
       const m = full || this.contextOnAppend ? null : readManifest(dir);
       if (m && m.status.last_event_seq === events[0].seq - 1) {
-        patchManifestFile(dir, patchManifest(m, events, this.lifecycle(id, m.status.state === 'archived')));
+        // The lease can only have changed with a lock.* event: otherwise keep the state (no lock.json read).
+        const state = events.some((e) => e.type.startsWith('lock.')) ? this.lifecycle(id, m.status.state === 'archived') : m.status.state;
+        patchManifestFile(dir, patchManifest(m, events, state));
       } else {
         this.refreshProjections(id);
       }
