@@ -265,16 +265,7 @@ export function rowName(provider: string, aspect: Aspect): string {
 
 export function wiring(adapter: ProviderAdapter, ctx: InstallContext): WiringRow[] {
   const found: { scope: Scope; entry: HookEntryRef; ours: boolean }[] = [];
-  for (const scope of Object.keys(adapter.settings) as Scope[]) {
-    const file = settingsPath(adapter, scope, ctx);
-    const text = readText(file);
-    if (text === null) continue;
-    let entries: HookEntryRef[];
-    try {
-      entries = listEntries(text, file);
-    } catch {
-      continue;
-    }
+  for (const { scope, entries } of entriesByScope(adapter, ctx)) {
     const mine = stripAspects(commandFor(adapter, scope, ASPECTS, ctx));
     for (const e of entries) {
       if (!isBatonCommand(e.command, adapter.name)) continue;
@@ -317,19 +308,26 @@ export function wiring(adapter: ProviderAdapter, ctx: InstallContext): WiringRow
   return rows;
 }
 
-/** Every baton entry of a provider across its scopes (verify runs each of them). */
-export function batonEntries(adapter: ProviderAdapter, ctx: InstallContext): { scope: Scope; file: string; entry: HookEntryRef; kind: HookKind; timeout?: number }[] {
-  const out: { scope: Scope; file: string; entry: HookEntryRef; kind: HookKind }[] = [];
+/** The hook entries of each scope's settings file that exists and parses. */
+function entriesByScope(adapter: ProviderAdapter, ctx: InstallContext): { scope: Scope; file: string; entries: HookEntryRef[] }[] {
+  const out: { scope: Scope; file: string; entries: HookEntryRef[] }[] = [];
   for (const scope of Object.keys(adapter.settings) as Scope[]) {
     const file = settingsPath(adapter, scope, ctx);
     const text = readText(file);
     if (text === null) continue;
-    let entries: HookEntryRef[];
     try {
-      entries = listEntries(text, file);
+      out.push({ scope, file, entries: listEntries(text, file) });
     } catch {
-      continue;
+      // An unparsable file is reported by doctor and install, not here.
     }
+  }
+  return out;
+}
+
+/** Every baton entry of a provider across its scopes (verify runs each of them). */
+export function batonEntries(adapter: ProviderAdapter, ctx: InstallContext): { scope: Scope; file: string; entry: HookEntryRef; kind: HookKind; timeout?: number }[] {
+  const out: { scope: Scope; file: string; entry: HookEntryRef; kind: HookKind }[] = [];
+  for (const { scope, file, entries } of entriesByScope(adapter, ctx)) {
     for (const e of entries) {
       if (!isBatonCommand(e.command, adapter.name)) continue;
       const kind = (Object.keys(adapter.events) as HookKind[]).find((k) => adapter.events[k] === e.event);
