@@ -3,5 +3,7 @@
 // agent session, so it loads only the small hook bundle (no commander, no SQLite);
 // everything else loads the full command line.
 'use strict';
+const s = process.argv.indexOf('session');
 if (process.argv[2] === 'hook') require('../dist/hook.cjs');
+else if (s >= 2 && process.argv[s + 1] === 'list') require('../dist/list.cjs');
 else require('../dist/cli.cjs');

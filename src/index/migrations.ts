@@ -71,6 +71,16 @@ CREATE VIRTUAL TABLE event_text USING fts5 (
 );
 `,
   },
+  {
+    // A catch-up rewrites last_touched_at of every session it touches; an index holding it
+    // per workspace cost one more page write per session (a quarter of a catch-up's pages).
+    // One workspace holds few sessions: they are sorted after the lookup.
+    id: '0002_cwd_index_without_touch',
+    sql: `
+DROP INDEX sessions_by_cwd;
+CREATE INDEX sessions_by_cwd ON sessions (cwd);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
