@@ -30,14 +30,14 @@ function hasStore(home: string): boolean {
 }
 
 /** Catches the index up with the logs (what every read does first). */
-export function catchUp(db: Db, home: string, io: IndexIo, fullSweep = false): ReconcileStats {
-  return reconcile(db, home, { nowMs: nowOf(io), fullSweep });
+export function catchUp(db: Db, home: string, io: IndexIo, fullSweep = false, deferTexts = false): ReconcileStats {
+  return reconcile(db, home, { nowMs: nowOf(io), fullSweep, deferTexts });
 }
 
 export function listSessions(home: string, filter: ListFilter, io: IndexIo = {}): { sessions: ListedSession[]; source: 'index' | 'scan' } {
   if (!hasStore(home)) return { sessions: [], source: 'index' };
   const r = withIndex(home, io, (db) => {
-    catchUp(db, home, io);
+    catchUp(db, home, io, false, true); // a listing leaves new search chunks pending (writer.ts)
     return listFromIndex(db, home, filter, nowOf(io));
   });
   if (r) return { sessions: r.value, source: 'index' };

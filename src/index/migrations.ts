@@ -81,6 +81,21 @@ DROP INDEX sessions_by_cwd;
 CREATE INDEX sessions_by_cwd ON sessions (cwd);
 `,
   },
+  {
+    // Search chunks a listing caught up but did not write into event_text yet (writer.ts):
+    // appended here in rowid order (a few pages), moved into event_text by the next reader
+    // that needs search (or past a bound). rid = the event_text rowid the chunk will have.
+    id: '0003_text_pending',
+    sql: `
+CREATE TABLE text_pending (
+  rid   INTEGER NOT NULL,
+  text  TEXT NOT NULL,
+  seqs  TEXT NOT NULL,
+  offs  TEXT NOT NULL,
+  types TEXT NOT NULL
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

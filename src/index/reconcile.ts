@@ -27,6 +27,8 @@ export interface ReconcileOptions {
   fullSweep?: boolean;
   /** Only these sessions (a single `show`): stat-based, feed left alone. */
   only?: string[];
+  /** A listing: new search chunks go to text_pending (writer.ts), not into event_text. */
+  deferTexts?: boolean;
 }
 
 export interface ReconcileStats {
@@ -106,7 +108,8 @@ function readFeedIds(home: string, from: number, to: number): { ids: Set<string>
 }
 
 /** True when nothing can have changed since the index last looked (no write transaction needed). */
-function upToDate(meta: Record<string, string>, home: string, nowMs: number): boolean {
+function upToDate(db: Db, meta: Record<string, string>, home: string, nowMs: number, deferTexts: boolean): boolean {
+  if (!deferTexts && db.prepare('SELECT 1 FROM text_pending LIMIT 1').get() !== undefined) return false;
   const feed = feedState(home);
   if (feed.ino !== (meta.feed_ino ?? '') || feed.size !== Number(meta.feed_offset ?? 0) || feed.mtime !== (meta.feed_mtime ?? '')) return false;
   if (dirStamp(join(home, 'sessions')) !== (meta.sessions_mtime ?? '')) return false;
@@ -133,10 +136,12 @@ export function reconcile(db: Db, home: string, opts: ReconcileOptions): Reconci
     }).immediate();
     return stats;
   }
-  if (!opts.fullSweep && upToDate(getMeta(db), home, opts.nowMs)) return stats;
+  const defer = !!opts.deferTexts;
+  if (!opts.fullSweep && upToDate(db, getMeta(db), home, opts.nowMs, defer)) return stats;
   db.transaction(() => {
     const meta = getMeta(db); // again, under the write lock: another process may have caught up
-    const w = new IndexWriter(db);
+    const w = new IndexWriter(db, { deferTexts: defer });
+    if (!defer) w.flushPending();
     const candidates = new Set<string>();
     const sessionsDir = join(home, 'sessions');
     const next: Record<string, string> = {};

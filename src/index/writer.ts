@@ -1,6 +1,10 @@
 // Writing projected sessions into the index: the one place that knows the table layout.
 // Callers hold a transaction. The search rows of a session live at rowids
 // num * 2^32 + seq, so re-projecting a session deletes one rowid range.
+// A listing's catch-up (deferTexts) appends its search chunks to text_pending instead of
+// event_text: rowids spread over every session cost FTS5 about as many page writes (and
+// fsyncs at the checkpoint) as the sessions themselves. Whatever reads or changes
+// event_text first moves text_pending into it (flushPending), in rowid order.
 import type { Db } from './db.ts';
 import type { LogStat } from './logread.ts';
 import * as fs from 'node:fs';
@@ -10,6 +14,8 @@ import { type Chunk, TextBuffer, chunkColumns, parseList } from './chunks.ts';
 import { eventText, presentedText } from './project.ts';
 
 const SPAN = 2 ** 32;
+/** Chunks text_pending may hold before a listing moves them into event_text itself. */
+const PENDING_MAX = 5000;
 
 export interface StoredRow {
   num: number;
@@ -120,10 +126,18 @@ export class IndexWriter {
   private readonly maxNum;
   private readonly deleteSessionStmt;
   private readonly conflictStmt;
+  private readonly pendingInsert;
+  private readonly pendingCount;
+  private readonly deletePending;
+  private readonly deferTexts: boolean;
   private next = 0;
 
-  constructor(db: Db) {
+  constructor(db: Db, opts: { deferTexts?: boolean } = {}) {
     this.db = db;
+    this.deferTexts = !!opts.deferTexts;
+    this.pendingInsert = db.prepare('INSERT INTO text_pending (rid, text, seqs, offs, types) VALUES (?, ?, ?, ?, ?)');
+    this.pendingCount = db.prepare('SELECT count(*) FROM text_pending').pluck();
+    this.deletePending = db.prepare('DELETE FROM text_pending WHERE rid >= ? AND rid < ?');
     this.upsertStmt = db.prepare(UPSERT_SQL);
     this.insertText = db.prepare(INSERT_TEXT_SQL);
     this.selectText = db.prepare('SELECT rowid AS rid, seqs, offs, types FROM event_text WHERE rowid >= ? AND rowid <= ? ORDER BY rowid DESC LIMIT 1');
@@ -164,8 +178,16 @@ export class IndexWriter {
 
   flushChunks(): void {
     this.deferred.sort((a, b) => a[0] - b[0]);
-    for (const r of this.deferred) this.insertText.run(...r);
+    const into = this.deferTexts ? this.pendingInsert : this.insertText;
+    for (const r of this.deferred) into.run(...r);
     this.deferred = [];
+    if (this.deferTexts && (this.pendingCount.get() as number) > PENDING_MAX) this.flushPending();
+  }
+
+  /** Moves the chunks a listing left in text_pending into event_text (rowid order). */
+  flushPending(): void {
+    if (this.pendingCount.get() === 0) return;
+    this.db.exec('INSERT INTO event_text (rowid, text, seqs, offs, types) SELECT rid, text, seqs, offs, types FROM text_pending ORDER BY rid; DELETE FROM text_pending');
   }
 
   /**
@@ -174,6 +196,7 @@ export class IndexWriter {
    * applied, and the chunk replaced.
    */
   redact(num: number, seqs: number[], logPath: string, redactions: Record<string, string[]>): void {
+    this.flushPending(); // the chunks to redact may still be pending
     const done = new Set<number>();
     for (const seq of seqs) {
       if (!Number.isInteger(seq) || seq < 1 || done.has(seq)) continue;
@@ -217,6 +240,7 @@ export class IndexWriter {
 
   clearTexts(num: number): void {
     this.deleteTexts.run(num * SPAN, (num + 1) * SPAN);
+    this.deletePending.run(num * SPAN, (num + 1) * SPAN);
   }
 
   remove(num: number): void {
