@@ -72,7 +72,7 @@ export function catchUpSession(w: IndexWriter, home: string, id: string, nowIso:
   const res = readLogInto(path, row, st.size, texts.op);
   if (res.ok) {
     texts.flush();
-    w.upsert(num, row, st);
+    w.extend(num, row, st);
     return 'updated';
   }
   w.conflict(id, nowIso, stored.row.last_seq, stored.row.last_h, res.conflict);

@@ -81,6 +81,16 @@ export const UPSERT_SQL = `INSERT INTO sessions (num, id, title, title_seq, cwd,
     open_episodes = excluded.open_episodes, redactions = excluded.redactions, corrupt = excluded.corrupt, log_offset = excluded.log_offset, line_start = excluded.line_start,
     log_size = excluded.log_size, log_ctime = excluded.log_ctime, log_ino = excluded.log_ino`;
 
+/**
+ * A caught-up row whose workspace and creation cannot have changed (an extension of what
+ * was indexed): cwd, git_root and created_at are left out of SET, so SQLite leaves the
+ * workspace index alone (it rewrites an index whenever one of its columns is SET).
+ */
+const UPDATE_SQL = `UPDATE sessions SET title = @title, title_seq = @title_seq, last_touched_at = @last_touched_at, events = @events,
+    last_seq = @last_seq, last_h = @last_h, archived = @archived, lease_until = @lease_until, pointer_status = @pointer_status,
+    open_episodes = @open_episodes, redactions = @redactions, corrupt = @corrupt, log_offset = @log_offset, line_start = @line_start,
+    log_size = @log_size, log_ctime = @log_ctime, log_ino = @log_ino WHERE num = @num`;
+
 export const INSERT_TEXT_SQL = 'INSERT INTO event_text (rowid, text, seqs, offs, types) VALUES (?, ?, ?, ?, ?)';
 
 export function textRowid(num: number, seq: number): number {
@@ -118,6 +128,7 @@ export function rowParams(num: number, row: SessionRow, stat: LogStat): Record<s
 export class IndexWriter {
   private readonly db: Db;
   private readonly upsertStmt;
+  private readonly updateStmt;
   private readonly insertText;
   private readonly selectText;
   private readonly updateText;
@@ -139,6 +150,7 @@ export class IndexWriter {
     this.pendingCount = db.prepare('SELECT count(*) FROM text_pending').pluck();
     this.deletePending = db.prepare('DELETE FROM text_pending WHERE rid >= ? AND rid < ?');
     this.upsertStmt = db.prepare(UPSERT_SQL);
+    this.updateStmt = db.prepare(UPDATE_SQL);
     this.insertText = db.prepare(INSERT_TEXT_SQL);
     this.selectText = db.prepare('SELECT rowid AS rid, seqs, offs, types FROM event_text WHERE rowid >= ? AND rowid <= ? ORDER BY rowid DESC LIMIT 1');
     this.updateText = db.prepare('DELETE FROM event_text WHERE rowid = ?');
@@ -162,6 +174,16 @@ export class IndexWriter {
 
   upsert(num: number, row: SessionRow, stat: LogStat): void {
     this.upsertStmt.run(rowParams(num, row, stat));
+  }
+
+  /** The row of an indexed session extended by its new lines (see UPDATE_SQL). */
+  extend(num: number, row: SessionRow, stat: LogStat): void {
+    const p = rowParams(num, row, stat);
+    delete p.id;
+    delete p.cwd;
+    delete p.git_root;
+    delete p.created_at;
+    this.updateStmt.run(p);
   }
 
   private deferred: [number, string, string, string, string][] = [];
