@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The one entry of the `baton` command. `baton hook ...` runs on every prompt of every
 // agent session, so it loads only the small hook bundle (no commander, no SQLite);
-// everything else loads the full command line.
+// `session list` (what a resume picker runs) loads dist/list.cjs, which hands anything it
+// does not parse to the full command line; everything else loads the full command line.
 'use strict';
 const s = process.argv.indexOf('session');
 if (process.argv[2] === 'hook') require('../dist/hook.cjs');
