@@ -40,3 +40,13 @@ test('the built dist/hook.cjs (when present) requires none of them either', () =
   assert.ok(!text.includes('node_modules/commander'), 'commander inlined');
   assert.ok(!text.includes('node_modules/zod'), 'zod inlined');
 });
+
+test('the built hook bundle loads only fs, os and path: no node:crypto, no namespace-import copies', () => {
+  const p = join(ROOT, 'dist', 'hook.cjs');
+  assert.ok(fs.existsSync(p), 'npm test builds dist/ first');
+  const text = fs.readFileSync(p, 'utf8');
+  const required = new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]));
+  assert.deepEqual([...required].sort(), ['node:fs', 'node:os', 'node:path']);
+  // esbuild's __toESM would copy every module property (running fs's lazy getters) per import.
+  assert.ok(!/__toESM\(require\("node:/.test(text), 'a namespace import of a node module survived the build');
+});
