@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { parseDuration } from '../core/duration.ts';
 import { fail } from '../core/errors.ts';
 import type { Actor, StoredEvent } from '../core/events.ts';
-import { presentEvent } from '../core/session.ts';
+import { emptyView, foldEvent, presentEvent } from '../core/session.ts';
 import { LOG_FILE, scanLog } from '../store/log.ts';
 import { archiveSession, addArtifact, pruneSessions, redactSession, removeArtifact, verifySession } from '../store/operations.ts';
 import { contextMdSeq, pointerSummary, readManifest } from '../store/projections.ts';
@@ -16,17 +16,15 @@ import { type CommandResult, type GlobalOptions, collect, color, openStore, rela
 import { progress } from './progress.ts';
 import { join } from 'node:path';
 
-/** Reads context.md, rebuilding it first when it is behind the log (WS202, a warning). */
-function freshContext(g: GlobalOptions, store: FsStore, id: string): string {
+/** Rebuilds the projections when they are behind the log's last seq (WS202, a warning). */
+function freshProjections(g: GlobalOptions, store: FsStore, id: string, last: number): void {
   const dir = store.dir(id);
   const m = readManifest(dir);
-  const last = scanLog(join(dir, LOG_FILE)).lastSeq;
   const cseq = contextMdSeq(dir);
   if (!m || m.status.last_event_seq < last || cseq === null || cseq < last) {
     if (m || cseq !== null) warn(g, 'WS202', `projections of ${id} were behind the log (seq ${Math.min(m?.status.last_event_seq ?? 0, cseq ?? 0)} < ${last}); rebuilt`);
     store.refreshProjections(id);
   }
-  return fs.readFileSync(join(dir, 'context.md'), 'utf8');
 }
 
 function eventSummary(ev: StoredEvent): string {
@@ -95,12 +93,19 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         const g = globals();
         const store = openStore(g);
         const id = store.resolve(idArg);
-        freshContext(g, store, id);
-        const { view, scan } = store.view(id);
+        // One pass over the log: the view, and the last 10 events in a ring.
+        const view = emptyView(id);
+        const ring: StoredEvent[] = [];
+        const scan = store.events(id, 1, (ev) => {
+          foldEvent(view, ev);
+          ring.push(ev);
+          if (ring.length > 10) ring.shift();
+        });
+        freshProjections(g, store, id, scan.lastSeq);
         const manifest = readManifest(store.dir(id));
         const lock = store.lock(id);
         const pointer = pointerSummary(store.dir(id));
-        const last = store.readEvents(id, Math.max(1, view.last_seq - 9)).map((e) => presentEvent(e, view.redactions));
+        const last = ring.map((e) => presentEvent(e, view.redactions));
         const now = Date.now();
         const conflict = indexConflictFor(store.home, id);
         const openEpisodes = view.open_episodes.map((e) => ({ ...e, idle_seconds: Math.round((now - Date.parse(view.last_touched_at)) / 1000) }));
@@ -162,12 +167,11 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
             return [{ type: 'session.resumed', surface: writer.surface, actor: writer.actor, payload: override ? { from_seq: last, workspace_override: override } : { from_seq: last } }];
           },
         });
-        store.refreshProjections(id);
+        const manifest = store.refreshProjections(id);
         const context = fs.readFileSync(join(store.dir(id), 'context.md'), 'utf8');
-        const { view } = store.view(id);
         const lock = store.lock(id);
         return {
-          json: { ok: true, id, from_seq: fromSeq, last_seq: events[events.length - 1].seq, lease_until: lock?.lease.lease_until, workspace: override ?? view.workspace?.cwd, context },
+          json: { ok: true, id, from_seq: fromSeq, last_seq: events[events.length - 1].seq, lease_until: lock?.lease.lease_until, workspace: override ?? manifest.workspace?.cwd, context },
           text: context,
         };
       }),
