@@ -42,19 +42,13 @@ function parseArgs(argv: string[]): Args {
 }
 
 /** A result row of the JSON document: CaseResult plus the harness's own fields. */
-interface Row {
-  name: string;
+type Row = Omit<CaseResult, 'ours'> & {
+  /** null when the case failed before measuring. */
   ours: number | null;
-  baseline: number | null;
-  ratio: number | null;
-  unit: string;
-  target: string;
-  pass: boolean;
-  details?: Record<string, unknown>;
   file: string;
   elapsed_ms: number;
   error?: string;
-}
+};
 
 const finite = (n: unknown): number | null => (typeof n === 'number' && Number.isFinite(n) ? n : null);
 
