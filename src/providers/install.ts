@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { shellJoin } from '../hooks/shell.ts';
+import { writeFileAtomic } from '../store/fsutil.ts';
 import { resolveHome } from '../store/home.ts';
 import { describeWorkspace } from '../store/workspace.ts';
 import { type HookEntryRef, addGroup, lineDiff, listEntries, removeEntries, replaceCommand } from './settings.ts';
@@ -122,23 +123,7 @@ export function writeTextAtomic(path: string, text: string, mode?: number): void
     keep = mode ?? fs.statSync(path).mode & 0o777;
   } catch {}
   fs.mkdirSync(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${path.slice(dirname(path).length + 1)}.baton-${process.pid}-${Date.now().toString(36)}.tmp`);
-  const fd = fs.openSync(tmp, 'wx', keep);
-  try {
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.chmodSync(tmp, keep);
-    fs.renameSync(tmp, path);
-  } catch (e) {
-    try {
-      fs.unlinkSync(tmp);
-    } catch {}
-    throw e;
-  }
+  writeFileAtomic(path, text, { durable: true, mode: keep });
 }
 
 export const backupPath = (file: string): string => `${file}.baton-backup`;

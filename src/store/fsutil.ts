@@ -45,12 +45,13 @@ export function uniqueTempName(dir: string, base: string): string {
  * the target (and the folder fsync'd when durable). On failure the temp file is removed
  * and the old file stays.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array, opts: { durable?: boolean; verify?: (read: Buffer) => void } = {}): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, opts: { durable?: boolean; verify?: (read: Buffer) => void; mode?: number } = {}): void {
   const dir = dirname(path);
   const tmp = uniqueTempName(dir, path.slice(dir.length + 1));
   let fd: number | undefined;
   try {
-    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, FILE_MODE);
+    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, opts.mode ?? FILE_MODE);
+    if (opts.mode !== undefined) fs.fchmodSync(fd, opts.mode); // whatever the umask
     fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
     if (opts.durable) fs.fsyncSync(fd);
     fs.closeSync(fd);
