@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT, baton, batonAsync, readJsonl, tmpDir, treeHash } from './helpers.ts';
@@ -72,6 +73,27 @@ test('SIGKILL at random moments loses no acknowledged event; verify passes after
   for (const a of acked) assert.ok(inLog.has(a), `acknowledged ${a} is in the log`);
   const v = baton(['session', 'verify', 'crash'], { home });
   assert.equal(v.code, 0, v.stdout + v.stderr);
+});
+
+test('a mutex left empty by a holder killed between create and write, or held by a dead pid, is broken and the append lands', () => {
+  const home = tmpDir();
+  newSession(home, 'stale');
+  const mutex = join(home, 'sessions', 'stale', '.mutex');
+  // Empty and fresh: broken after the short grace, well inside the 5 s timeout.
+  fs.writeFileSync(mutex, '');
+  const a = baton(['session', 'append', 'stale', '--text', 'after an empty mutex'], { home, env: CHILDREN });
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(fs.existsSync(mutex), false, 'the append released the mutex it took');
+  // A token naming a process on this host that is gone.
+  const dead = spawn(process.execPath, ['-e', '0']);
+  const deadPid = dead.pid;
+  fs.writeFileSync(mutex, `${deadPid} ${hostname()} ${Date.now()} gone`);
+  return new Promise<void>((resolve) => dead.on('close', () => resolve())).then(() => {
+    const b = baton(['session', 'append', 'stale', '--text', 'after a dead holder'], { home, env: CHILDREN });
+    assert.equal(b.code, 0, b.stderr);
+    const texts = readJsonl(join(home, 'sessions', 'stale', 'events.jsonl')).map((e) => e.payload?.text);
+    assert.deepEqual(texts.slice(-2), ['after an empty mutex', 'after a dead holder']);
+  });
 });
 
 test('a torn tail is skipped by readers, quarantined by the next writer, and never deleted', () => {

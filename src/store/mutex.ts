@@ -3,7 +3,10 @@
 // Source of truth: the file's existence. Who may write: whoever created it.
 // A crash leaves the file behind: a holder that is dead (same host, pid gone) or that has
 // held it longer than STALE_MS is broken by renaming the file aside; a breaker checks that
-// what it moved aside is the stale lock it saw and puts back anything else.
+// what it moved aside is the stale lock it saw and puts back anything else. A holder killed
+// between its create and its write leaves an empty file: that one is stale after
+// EMPTY_GRACE_MS, and a taker re-reads its token after writing it, so a live but stalled
+// taker whose empty file was broken notices and takes the mutex again.
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +14,7 @@ import { fail } from '../core/errors.ts';
 import { FILE_MODE, sleepSync } from './fsutil.ts';
 
 const STALE_MS = 10_000;
+const EMPTY_GRACE_MS = 1_000;
 export const DEFAULT_MUTEX_TIMEOUT_MS = 5_000;
 const HOST = hostname();
 
@@ -25,6 +29,7 @@ function alive(pid: number): boolean {
 
 function isStale(content: string, mtimeMs: number, now: number): boolean {
   if (now - mtimeMs > STALE_MS) return true;
+  if (!content) return now - mtimeMs > EMPTY_GRACE_MS;
   const [pid, host] = content.split(' ');
   return host === HOST && Number(pid) > 0 && Number(pid) !== process.pid && !alive(Number(pid));
 }
@@ -51,6 +56,14 @@ function tryBreak(path: string, content: string): void {
   } catch {}
 }
 
+function readOrEmpty(path: string): string {
+  try {
+    return fs.readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 export interface MutexOptions {
   timeoutMs?: number;
 }
@@ -68,7 +81,8 @@ export function withMutex<T>(dir: string, fn: () => T, opts: MutexOptions = {}):
       } finally {
         fs.closeSync(fd);
       }
-      break;
+      if (readOrEmpty(path) === token) break;
+      continue; // our empty file was broken as stale before we wrote it
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code !== 'EEXIST') throw e;
@@ -76,7 +90,7 @@ export function withMutex<T>(dir: string, fn: () => T, opts: MutexOptions = {}):
     try {
       const content = fs.readFileSync(path, 'utf8');
       const st = fs.statSync(path);
-      if (content && isStale(content, st.mtimeMs, Date.now())) {
+      if (isStale(content, st.mtimeMs, Date.now())) {
         tryBreak(path, content);
         continue;
       }
