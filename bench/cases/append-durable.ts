@@ -1,10 +1,12 @@
-// append.durable (bench.md): events/s through the store API — FsStore.append, one event per
-// call, each fsync'd, chain and mutex included — against raw writeSync+fsyncSync of lines of
-// the same bytes on an open descriptor (the disk's floor), in interleaved batches. Target ≥ 0.6.
+// append.durable (bench.md): events/s through the store API as shipped (dist/lib.cjs, built
+// by `npm run bench`) — FsStore.append, one event per call, each fsync'd, chain and mutex
+// included — against raw writeSync+fsyncSync of lines of the same bytes on an open descriptor
+// (the disk's floor), in interleaved batches. Target ≥ 0.6.
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type EventInput, encodeEvent } from '../../src/core/events.ts';
-import { FsStore, type Writer } from '../../src/store/store.ts';
+import type { FsStore as FsStoreClass, Writer } from '../../src/store/store.ts';
 import { interleaved, median, nowMs, prng, randInt, randText } from '../lib.ts';
 import type { BenchCase, CaseResult } from '../types.ts';
 
@@ -17,6 +19,7 @@ const appendDurable: BenchCase = {
     const batch = ctx.quick ? 10 : 25;
     const pairs = ctx.quick ? 15 : 41;
     const home = join(ctx.tmp, 'home');
+    const { FsStore } = createRequire(import.meta.url)(join(ctx.root, 'dist', 'lib.cjs')) as { FsStore: typeof FsStoreClass };
     const store = new FsStore(home);
     const writer: Writer = { surface: 'cli', instanceId: 'cli@bench@append', actor: 'agent' };
     const { id } = store.create({ title: 'append bench', workspace: { cwd: ctx.tmp }, writer, leaseMs: 6 * 3600_000 });

@@ -11,7 +11,7 @@ import type { StoredEvent } from '../core/events.ts';
 import { isoMillis } from '../core/time.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore, Writer } from '../store/store.ts';
-import { overwriteInPlace } from './inplace.ts';
+import { writeInPlace } from '../store/fsutil.ts';
 
 export const EPISODE_INDEX = 'episodes.json';
 
@@ -115,7 +115,7 @@ export function loadEpisodes(dir: string): EpisodeIndex {
 export function saveEpisodes(dir: string, idx: EpisodeIndex): void {
   try {
     idx.offset = fs.statSync(join(dir, LOG_FILE)).size;
-    overwriteInPlace(join(dir, EPISODE_INDEX), JSON.stringify(idx));
+    writeInPlace(join(dir, EPISODE_INDEX), JSON.stringify(idx));
   } catch {
     // Only a cache.
   }

@@ -3,8 +3,7 @@
 // (the log holds what happened). A crash leaves an older or empty hint.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { ensureDir } from '../store/fsutil.ts';
-import { overwriteInPlace } from './inplace.ts';
+import { ensureDir, writeInPlace } from '../store/fsutil.ts';
 
 export interface LastRun {
   at: string;
@@ -18,7 +17,7 @@ export function recordLastRuns(home: string, provider: string, runs: { aspect: s
   if (runs.length === 0) return;
   try {
     ensureDir(join(home, 'hooks'));
-    for (const r of runs) overwriteInPlace(fileOf(home, provider, r.aspect), `${at} ${r.event} ${r.result}\n`);
+    for (const r of runs) writeInPlace(fileOf(home, provider, r.aspect), `${at} ${r.event} ${r.result}\n`);
   } catch {
     // A hint only: never let it fail a hook.
   }

@@ -124,3 +124,8 @@ export function writeInPlace(path: string, text: string): void {
     fs.closeSync(fd);
   }
 }
+
+/** What changes whenever a file is written or replaced: its inode, size and ctime. */
+export function fileKey(st: fs.BigIntStats): string {
+  return `${st.ino}:${st.size}:${st.ctimeNs}`;
+}

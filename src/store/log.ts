@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { type EventInput, MAX_LINE_BYTES, type StoredEvent, checkLine, encodeEvent } from '../core/events.ts';
 import { FILE_MODE, ensureDir, writeInPlace } from './fsutil.ts';
+import { dropFd, heldFd } from './heldfd.ts';
 
 export const LOG_FILE = 'events.jsonl';
 const SIDECAR = '.verified';
@@ -128,10 +129,27 @@ function readSidecar(dir: string): Sidecar | null {
   }
 }
 
-function writeSidecar(dir: string, s: Sidecar): void {
+/** The sidecar this process last wrote, per session folder: an append after our own reads no file. */
+const ownSidecars = new Map<string, Sidecar>();
+
+/** Sidecars are written padded to this length, so a shorter one never leaves a longer one's tail. */
+const SIDECAR_BYTES = 512;
+
+function writeSidecar(dir: string, s: Sidecar, logReopened: boolean): void {
+  ownSidecars.set(dir, s);
+  const path = join(dir, SIDECAR);
   try {
-    writeInPlace(join(dir, SIDECAR), JSON.stringify(s));
+    const text = JSON.stringify(s);
+    if (logReopened || text.length > SIDECAR_BYTES) dropFd(path);
+    if (text.length > SIDECAR_BYTES) {
+      writeInPlace(path, text);
+      return;
+    }
+    // The descriptor follows the log's: a log reopened (replaced, or a new session) reopens it.
+    const { fd } = heldFd(path, fs.constants.O_WRONLY | fs.constants.O_CREAT, 'any');
+    fs.writeSync(fd, text.padEnd(SIDECAR_BYTES, ' '), 0, 'utf8');
   } catch {
+    dropFd(path);
     // Only a cache: the next append re-verifies.
   }
 }
@@ -140,6 +158,8 @@ export interface TailState extends LogFacts {
   lastSeq: number;
   lastH: string;
   size: number;
+  /** The log's inode, or null when there is no log yet. */
+  ino: bigint | null;
 }
 
 /** Moves a torn tail into quarantine/ and truncates the log to its valid bytes. Caller holds the mutex. */
@@ -181,11 +201,13 @@ export function verifiedTail(dir: string, sessionId: string, nowIso: string): Ta
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  if (!st) return { lastSeq: 0, lastH: '', size: 0, quarantined: null, archived: false, allowed: null };
+  if (!st) return { lastSeq: 0, lastH: '', size: 0, ino: null, quarantined: null, archived: false, allowed: null };
   const key = statKey(st);
-  const side = readSidecar(dir);
-  if (side && side.size === key.size && side.ctime === key.ctime && side.ino === key.ino) {
-    return { lastSeq: side.seq, lastH: side.h, size: key.size, quarantined: null, archived: side.archived, allowed: side.allowed };
+  const matches = (c: Sidecar | null | undefined): c is Sidecar => !!c && c.size === key.size && c.ctime === key.ctime && c.ino === key.ino;
+  const own = ownSidecars.get(dir);
+  const side = matches(own) ? own : readSidecar(dir);
+  if (matches(side)) {
+    return { lastSeq: side.seq, lastH: side.h, size: key.size, ino: st.ino, quarantined: null, archived: side.archived, allowed: side.allowed };
   }
   const scan = scanLog(path);
   if (scan.corrupt) {
@@ -197,7 +219,7 @@ export function verifiedTail(dir: string, sessionId: string, nowIso: string): Ta
   }
   let quarantined: string | null = null;
   if (scan.torn) quarantined = quarantineTail(dir, scan.validBytes, nowIso);
-  return { lastSeq: scan.lastSeq, lastH: scan.lastH, size: scan.validBytes, quarantined, archived: scan.archived, allowed: scan.allowed };
+  return { lastSeq: scan.lastSeq, lastH: scan.lastH, size: scan.validBytes, ino: st.ino, quarantined, archived: scan.archived, allowed: scan.allowed };
 }
 
 /**
@@ -234,16 +256,17 @@ export function appendLocked(
   const facts: LogFacts = { archived: tail.archived, allowed: tail.allowed };
   for (const e of inputs) foldFacts(facts, e);
   const path = join(dir, LOG_FILE);
-  const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, FILE_MODE);
+  const log = heldFd(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, tail.ino);
   try {
     const buf = Buffer.from(text);
-    const n = fs.writeSync(fd, buf);
+    const n = fs.writeSync(log.fd, buf);
     if (n !== buf.length) throw new Error(`short write to ${path}`);
-    fs.fsyncSync(fd);
-    const st = fs.fstatSync(fd, { bigint: true });
-    writeSidecar(dir, { ...statKey(st), seq, h, ...facts });
-  } finally {
-    fs.closeSync(fd);
+    fs.fsyncSync(log.fd);
+    const st = fs.fstatSync(log.fd, { bigint: true });
+    writeSidecar(dir, { ...statKey(st), seq, h, ...facts }, log.fresh);
+  } catch (e) {
+    dropFd(path);
+    throw e;
   }
   return out;
 }

@@ -5,8 +5,9 @@
 // held it longer than STALE_MS is broken by renaming the file aside; a breaker checks that
 // what it moved aside is the stale lock it saw and puts back anything else. A holder killed
 // between its create and its write leaves an empty file: that one is stale after
-// EMPTY_GRACE_MS, and a taker re-reads its token after writing it, so a live but stalled
-// taker whose empty file was broken notices and takes the mutex again.
+// EMPTY_GRACE_MS. A taker keeps its file open while it holds the mutex and checks by inode
+// that the name is still its file (after writing its token, and before its unlink), so a live
+// but stalled taker whose empty file was broken notices and takes the mutex again.
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -56,14 +57,6 @@ function tryBreak(path: string, content: string): void {
   } catch {}
 }
 
-function readOrEmpty(path: string): string {
-  try {
-    return fs.readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
 export interface MutexOptions {
   timeoutMs?: number;
 }
@@ -73,19 +66,27 @@ export function withMutex<T>(dir: string, fn: () => T, opts: MutexOptions = {}):
   const token = `${process.pid} ${HOST} ${Date.now()} ${Math.random().toString(36).slice(2, 10)}`;
   const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_MUTEX_TIMEOUT_MS);
   let wait = 1;
+  let fd = -1;
+  let ino = 0n;
   for (;;) {
+    const openedAt = Date.now();
     try {
-      const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, FILE_MODE);
+      fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, FILE_MODE);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    if (fd >= 0) {
+      // Ours while the name still points at the inode we hold open (it cannot be reused
+      // meanwhile). An empty file is broken only EMPTY_GRACE_MS after its creation: a token
+      // written well within that needs no second look.
       try {
         fs.writeSync(fd, token);
-      } finally {
-        fs.closeSync(fd);
-      }
-      if (readOrEmpty(path) === token) break;
-      continue; // our empty file was broken as stale before we wrote it
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST') throw e;
+        ino = fs.fstatSync(fd, { bigint: true }).ino;
+        if (Date.now() - openedAt < EMPTY_GRACE_MS / 2 || inodeAt(path) === ino) break;
+      } catch {}
+      fs.closeSync(fd); // our empty file was broken as stale before we wrote it
+      fd = -1;
+      continue;
     }
     try {
       const content = fs.readFileSync(path, 'utf8');
@@ -107,7 +108,12 @@ export function withMutex<T>(dir: string, fn: () => T, opts: MutexOptions = {}):
     return fn();
   } finally {
     try {
-      if (fs.readFileSync(path, 'utf8') === token) fs.unlinkSync(path);
+      if (inodeAt(path) === ino) fs.unlinkSync(path);
     } catch {}
+    fs.closeSync(fd);
   }
+}
+
+function inodeAt(path: string): bigint | undefined {
+  return fs.statSync(path, { bigint: true, throwIfNoEntry: false })?.ino;
 }

@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../core/events.ts';
 import { type SessionView, type Workspace, presentText } from '../core/session.ts';
-import { readFileOrNull, writeFileAtomic, writeInPlace } from './fsutil.ts';
+import { fileKey, readFileOrNull, writeFileAtomic } from './fsutil.ts';
+import { dropFd, heldFd } from './heldfd.ts';
 
 export const MANIFEST_SCHEMA = 'baton-session-1';
 
@@ -69,9 +70,34 @@ export function writeManifest(dir: string, m: Manifest): void {
   writeFileAtomic(join(dir, 'manifest.json'), `${JSON.stringify(m, null, 2)}\n`);
 }
 
-/** After an append the manifest is patched in place (no rename: see writeInPlace); a torn one is rebuilt by its reader. */
-export function patchManifestFile(dir: string, m: Manifest): void {
-  writeInPlace(join(dir, 'manifest.json'), `${JSON.stringify(m, null, 2)}\n`);
+/** The manifest this process last patched, per folder, under the file's key after that write. */
+const ownManifests = new Map<string, { key: string; m: Manifest }>();
+
+/**
+ * After an append: patches manifest.json in place when it is the manifest of the seq just
+ * before the events (no rename: see writeInPlace; a torn one is rebuilt by its reader).
+ * While the file is still what this process last wrote, it is not read again (one stat).
+ * `state` gives the lifecycle state from the current manifest. Returns false when the
+ * manifest is absent, unreadable or not current: the caller rebuilds it.
+ */
+export function patchManifestAfterAppend(dir: string, events: StoredEvent[], state: (m: Manifest) => Manifest['status']['state']): boolean {
+  const path = join(dir, 'manifest.json');
+  const st = fs.statSync(path, { bigint: true, throwIfNoEntry: false });
+  if (!st) return false;
+  const own = ownManifests.get(dir);
+  const m = own && own.key === fileKey(st) ? own.m : readManifest(dir);
+  if (!m || m.status.last_event_seq !== events[0].seq - 1) return false;
+  const next = patchManifest(m, events, state(m));
+  const text = `${JSON.stringify(next, null, 2)}\n`;
+  try {
+    const { fd } = heldFd(path, fs.constants.O_WRONLY, st.ino);
+    fs.writeSync(fd, text.padEnd(Number(st.size), ' '), 0, 'utf8');
+    ownManifests.set(dir, { key: fileKey(fs.fstatSync(fd, { bigint: true })), m: next });
+  } catch (e) {
+    dropFd(path);
+    throw e;
+  }
+  return true;
 }
 
 /** The pointer as context.md shows it (state.json read tolerantly; the pointer module owns the format). */

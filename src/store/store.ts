@@ -16,7 +16,7 @@ import { DIR_MODE, ensureDir } from './fsutil.ts';
 import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, isValid, readLock, removeLock, replaceLock } from './lease.ts';
 import { LOG_FILE, type ScanResult, type TailState, appendLocked, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
 import { withMutex } from './mutex.ts';
-import { type Manifest, manifestFromView, patchManifest, patchManifestFile, readManifest, writeContextMd, writeManifest } from './projections.ts';
+import { type Manifest, manifestFromView, patchManifestAfterAppend, writeContextMd, writeManifest } from './projections.ts';
 
 export type LifecycleState = 'active' | 'suspended' | 'archived';
 
@@ -321,14 +321,9 @@ export class FsStore {
     noteSessionChanged(this.home, id);
     try {
       const dir = this.dir(id);
-      const m = full || this.contextOnAppend ? null : readManifest(dir);
-      if (m && m.status.last_event_seq === events[0].seq - 1) {
-        // The lease can only have changed with a lock.* event: otherwise keep the state (no lock.json read).
-        const state = events.some((e) => e.type.startsWith('lock.')) ? this.lifecycle(id, m.status.state === 'archived') : m.status.state;
-        patchManifestFile(dir, patchManifest(m, events, state));
-      } else {
-        this.refreshProjections(id);
-      }
+      // The lease can only have changed with a lock.* event: otherwise keep the state (no lock.json read).
+      const state = (m: Manifest) => (events.some((e) => e.type.startsWith('lock.')) ? this.lifecycle(id, m.status.state === 'archived') : m.status.state);
+      if (full || this.contextOnAppend || !patchManifestAfterAppend(dir, events, state)) this.refreshProjections(id);
     } catch {
       // Projections are rebuildable; a failure here never fails an acknowledged append.
     }
