@@ -21,7 +21,7 @@ export interface LockFile {
 }
 
 export function readLock(dir: string): LockFile | null {
-  const buf = readFileOrNull(join(dir, LOCK_FILE));
+  const buf = readFileOrNull(`${dir}/${LOCK_FILE}`);
   if (!buf) return null;
   try {
     const v = JSON.parse(buf.toString('utf8')) as LockFile;

@@ -137,7 +137,7 @@ const SIDECAR_BYTES = 512;
 
 function writeSidecar(dir: string, s: Sidecar, logReopened: boolean): void {
   ownSidecars.set(dir, s);
-  const path = join(dir, SIDECAR);
+  const path = `${dir}/${SIDECAR}`;
   try {
     const text = JSON.stringify(s);
     if (logReopened || text.length > SIDECAR_BYTES) dropFd(path);
@@ -160,6 +160,8 @@ export interface TailState extends LogFacts {
   size: number;
   /** The log's inode, or null when there is no log yet. */
   ino: bigint | null;
+  /** The log is exactly as this process's own last append left it: nobody appended since. */
+  own: boolean;
 }
 
 /** Moves a torn tail into quarantine/ and truncates the log to its valid bytes. Caller holds the mutex. */
@@ -194,20 +196,21 @@ export function quarantineTail(dir: string, validBytes: number, nowIso: string):
  * refuses (WS201) a log corrupt in the middle.
  */
 export function verifiedTail(dir: string, sessionId: string, nowIso: string): TailState & { quarantined: string | null } {
-  const path = join(dir, LOG_FILE);
+  const path = `${dir}/${LOG_FILE}`;
   let st: fs.BigIntStats | null = null;
   try {
     st = fs.statSync(path, { bigint: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  if (!st) return { lastSeq: 0, lastH: '', size: 0, ino: null, quarantined: null, archived: false, allowed: null };
+  if (!st) return { lastSeq: 0, lastH: '', size: 0, ino: null, own: false, quarantined: null, archived: false, allowed: null };
   const key = statKey(st);
   const matches = (c: Sidecar | null | undefined): c is Sidecar => !!c && c.size === key.size && c.ctime === key.ctime && c.ino === key.ino;
-  const own = ownSidecars.get(dir);
-  const side = matches(own) ? own : readSidecar(dir);
+  const mine = ownSidecars.get(dir);
+  const own = matches(mine);
+  const side = own ? mine : readSidecar(dir);
   if (matches(side)) {
-    return { lastSeq: side.seq, lastH: side.h, size: key.size, ino: st.ino, quarantined: null, archived: side.archived, allowed: side.allowed };
+    return { lastSeq: side.seq, lastH: side.h, size: key.size, ino: st.ino, own, quarantined: null, archived: side.archived, allowed: side.allowed };
   }
   const scan = scanLog(path);
   if (scan.corrupt) {
@@ -219,7 +222,7 @@ export function verifiedTail(dir: string, sessionId: string, nowIso: string): Ta
   }
   let quarantined: string | null = null;
   if (scan.torn) quarantined = quarantineTail(dir, scan.validBytes, nowIso);
-  return { lastSeq: scan.lastSeq, lastH: scan.lastH, size: scan.validBytes, ino: st.ino, quarantined, archived: scan.archived, allowed: scan.allowed };
+  return { lastSeq: scan.lastSeq, lastH: scan.lastH, size: scan.validBytes, ino: st.ino, own: false, quarantined, archived: scan.archived, allowed: scan.allowed };
 }
 
 /**
@@ -255,7 +258,7 @@ export function appendLocked(
   }
   const facts: LogFacts = { archived: tail.archived, allowed: tail.allowed };
   for (const e of inputs) foldFacts(facts, e);
-  const path = join(dir, LOG_FILE);
+  const path = `${dir}/${LOG_FILE}`;
   const log = heldFd(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, tail.ino);
   try {
     const buf = Buffer.from(text);

@@ -5,12 +5,12 @@
 // held it longer than STALE_MS is broken by renaming the file aside; a breaker checks that
 // what it moved aside is the stale lock it saw and puts back anything else. A holder killed
 // between its create and its write leaves an empty file: that one is stale after
-// EMPTY_GRACE_MS. A taker keeps its file open while it holds the mutex and checks by inode
-// that the name is still its file (after writing its token, and before its unlink), so a live
-// but stalled taker whose empty file was broken notices and takes the mutex again.
+// EMPTY_GRACE_MS. A taker keeps its file open while it holds the mutex; when it was slow
+// enough that its file could have been broken (writing its token, or holding the mutex), it
+// checks by inode that the name is still its file, so a stalled taker whose empty file was
+// broken takes the mutex again and a holder never unlinks a successor's file.
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { FILE_MODE, sleepSync } from './fsutil.ts';
 
@@ -62,27 +62,25 @@ export interface MutexOptions {
 }
 
 export function withMutex<T>(dir: string, fn: () => T, opts: MutexOptions = {}): T {
-  const path = join(dir, '.mutex');
+  const path = `${dir}/.mutex`;
   const token = `${process.pid} ${HOST} ${Date.now()} ${Math.random().toString(36).slice(2, 10)}`;
   const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_MUTEX_TIMEOUT_MS);
   let wait = 1;
   let fd = -1;
-  let ino = 0n;
+  let openedAt = 0;
   for (;;) {
-    const openedAt = Date.now();
+    openedAt = Date.now();
     try {
       fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, FILE_MODE);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
     if (fd >= 0) {
-      // Ours while the name still points at the inode we hold open (it cannot be reused
-      // meanwhile). An empty file is broken only EMPTY_GRACE_MS after its creation: a token
-      // written well within that needs no second look.
+      // An empty file is broken only EMPTY_GRACE_MS after its creation: a token written well
+      // within that needs no second look; a slower one checks the name is still its file.
       try {
         fs.writeSync(fd, token);
-        ino = fs.fstatSync(fd, { bigint: true }).ino;
-        if (Date.now() - openedAt < EMPTY_GRACE_MS / 2 || inodeAt(path) === ino) break;
+        if (Date.now() - openedAt < EMPTY_GRACE_MS / 2 || stillOurs(path, fd)) break;
       } catch {}
       fs.closeSync(fd); // our empty file was broken as stale before we wrote it
       fd = -1;
@@ -107,13 +105,16 @@ export function withMutex<T>(dir: string, fn: () => T, opts: MutexOptions = {}):
   try {
     return fn();
   } finally {
+    // A live holder's file is broken only STALE_MS after it was written: a short hold is
+    // still ours; a long one unlinks only if the name is still its file.
     try {
-      if (inodeAt(path) === ino) fs.unlinkSync(path);
+      if (Date.now() - openedAt < STALE_MS / 2 || stillOurs(path, fd)) fs.unlinkSync(path);
     } catch {}
     fs.closeSync(fd);
   }
 }
 
-function inodeAt(path: string): bigint | undefined {
-  return fs.statSync(path, { bigint: true, throwIfNoEntry: false })?.ino;
+/** The name still points at the inode we hold open (which cannot be reused meanwhile). */
+function stillOurs(path: string, fd: number): boolean {
+  return fs.statSync(path, { bigint: true, throwIfNoEntry: false })?.ino === fs.fstatSync(fd, { bigint: true }).ino;
 }

@@ -81,7 +81,7 @@ const ownManifests = new Map<string, { key: string; m: Manifest }>();
  * manifest is absent, unreadable or not current: the caller rebuilds it.
  */
 export function patchManifestAfterAppend(dir: string, events: StoredEvent[], state: (m: Manifest) => Manifest['status']['state']): boolean {
-  const path = join(dir, 'manifest.json');
+  const path = `${dir}/manifest.json`;
   const st = fs.statSync(path, { bigint: true, throwIfNoEntry: false });
   if (!st) return false;
   const own = ownManifests.get(dir);

@@ -92,8 +92,16 @@ export class FsStore {
     return join(this.home, 'sessions');
   }
 
+  /** Session folders by id, joined once (an append asks several times). */
+  private readonly dirs = new Map<string, string>();
+
   dir(id: string): string {
-    return join(this.sessionsDir, id);
+    let d = this.dirs.get(id);
+    if (d === undefined) {
+      d = join(this.sessionsDir, id);
+      if (this.dirs.size < 4096) this.dirs.set(id, d);
+    }
+    return d;
   }
 
   /** A session exists when its log holds session.created. */
@@ -262,6 +270,12 @@ export class FsStore {
       },
     });
     this.lastBatch.set(id, stored);
+    const seen = this.leaseSeen.get(id);
+    if (seen) {
+      // Our own append moved the log on; lock.json moved only if a lock.* event says so.
+      if (seen.seq === stored[0].seq - 1 && !stored.some((e) => e.type.startsWith('lock.'))) seen.seq = stored[stored.length - 1].seq;
+      else this.leaseSeen.delete(id);
+    }
     let at = 0;
     if (riders.length) {
       this.riders.delete(id);
@@ -295,11 +309,21 @@ export class FsStore {
         });
       }
     }
-    if (inputs.some((e) => needsLease(e.type))) this.requireLease(id, writer);
+    if (inputs.some((e) => needsLease(e.type))) this.requireLease(id, writer, tail);
   }
 
-  private requireLease(id: string, writer: Writer): void {
-    const lock = readLock(this.dir(id));
+  /**
+   * lock.json as this process last read it, and the log's last seq then. Every change to
+   * lock.json comes with a lock.* event under the same mutex hold, so while the log is
+   * exactly as our own last append left it (tail.own) and that append carried no lock.*
+   * event, the file is unchanged and is not read again. Expiry is still checked against now.
+   */
+  private readonly leaseSeen = new Map<string, { seq: number; lock: LockFile | null }>();
+
+  private requireLease(id: string, writer: Writer, tail: TailState): void {
+    const seen = this.leaseSeen.get(id);
+    const lock = tail.own && seen?.seq === tail.lastSeq ? seen.lock : readLock(this.dir(id));
+    this.leaseSeen.set(id, { seq: tail.lastSeq, lock });
     const now = this.now().getTime();
     if (!lock || !isValid(lock, now)) {
       fail('WS100', `no lease held on ${id}: run baton session resume ${id}`, { command: `baton session resume ${id}` });
