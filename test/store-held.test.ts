@@ -112,3 +112,24 @@ test('manifest.json changed by another process between appends is read again, ne
   assert.equal(after.title, 'renamed by hand', 'the patch started from the file, not from this process memory');
   assert.equal(after.status.last_event_seq, readJsonl(join(dir, 'events.jsonl')).length);
 });
+
+test('a lease released or stolen by another process between two appends of one process: the next content append is refused', async () => {
+  const home = tmpDir();
+  const store = new FsStore(home);
+  const { id } = store.create({ title: 'lease moves', workspace: { cwd: home }, writer: WRITER, leaseMs: 300 });
+  note(store, id, 'while held');
+  // Released by the same instance from the command line: WS100 here.
+  const rel = baton(['session', 'release', id], { home, env: { BATON_INSTANCE: WRITER.instanceId } });
+  assert.equal(rel.code, 0, rel.stderr);
+  assert.throws(() => note(store, id, 'after release'), (e: Error & { code?: string }) => e.code === 'WS100');
+  // Taken again here, left to expire, then stolen by another instance: WS101 here.
+  store.acquire(id, WRITER, { leaseMs: 300 });
+  note(store, id, 'held again');
+  await new Promise((r) => setTimeout(r, 400));
+  const steal = baton(['session', 'resume', id, '--steal'], { home, env: { BATON_INSTANCE: 'cli@thief' } });
+  assert.equal(steal.code, 0, steal.stderr);
+  const before = fs.readFileSync(join(store.dir(id), 'events.jsonl'));
+  assert.throws(() => note(store, id, 'after the steal'), (e: Error & { code?: string }) => e.code === 'WS101');
+  assert.deepEqual(fs.readFileSync(join(store.dir(id), 'events.jsonl')), before, 'nothing was written');
+  assert.deepEqual(texts(store.dir(id)), ['while held', 'held again']);
+});
