@@ -17,9 +17,9 @@ function newSession(home: string, id: string): void {
   assert.equal(r.code, 0, r.stderr);
 }
 
-function runChild(home: string, id: string, count: number, tag: string): Promise<{ code: number | null; acks: number[]; stderr: string }> {
+function runChild(home: string, id: string, count: number, tag: string, startAt = 0): Promise<{ code: number | null; acks: number[]; stderr: string }> {
   return new Promise((resolve) => {
-    const c = spawn(process.execPath, [APPENDER, home, id, String(count), tag]);
+    const c = spawn(process.execPath, [APPENDER, home, id, String(count), tag, String(startAt)]);
     let out = '';
     let err = '';
     c.stdout.setEncoding('utf8').on('data', (d) => (out += d));
@@ -31,7 +31,11 @@ function runChild(home: string, id: string, count: number, tag: string): Promise
 test('8 processes appending 200 events each: 1600 events, seq 1..N contiguous, chain valid, no interleaved line', async () => {
   const home = tmpDir();
   newSession(home, 'conc');
-  const results = await Promise.all(Array.from({ length: 8 }, (_, k) => runChild(home, 'conc', 200, `p${k}`)));
+  const contextMd = join(home, 'sessions', 'conc', 'context.md');
+  const contextBefore = fs.statSync(contextMd).mtimeMs;
+  // All eight start appending at the same moment, once every one has loaded.
+  const startAt = Date.now() + 2000;
+  const results = await Promise.all(Array.from({ length: 8 }, (_, k) => runChild(home, 'conc', 200, `p${k}`, startAt)));
   for (const r of results) assert.equal(r.code, 0, r.stderr);
   const lines = fs.readFileSync(join(home, 'sessions', 'conc', 'events.jsonl'), 'utf8').split('\n').filter(Boolean);
   const events = lines.map((l) => JSON.parse(l)); // throws on an interleaved line
@@ -39,6 +43,11 @@ test('8 processes appending 200 events each: 1600 events, seq 1..N contiguous, c
   for (const [i, e] of events.entries()) assert.equal(e.seq, i + 1);
   const mine = events.filter((e) => e.type === 'x.test').map((e) => `${e.payload.tag}:${e.payload.i}`);
   assert.equal(new Set(mine).size, 1600);
+  // The manifest kept up under contention by patches alone: no appender fell back to
+  // rebuilding the projections from the whole log (that rewrites context.md).
+  const manifest = JSON.parse(fs.readFileSync(join(home, 'sessions', 'conc', 'manifest.json'), 'utf8'));
+  assert.equal(manifest.status.last_event_seq, 2 + 1600);
+  assert.equal(fs.statSync(contextMd).mtimeMs, contextBefore, 'no appender rebuilt the projections');
   const v = baton(['session', 'verify', 'conc', '--json'], { home });
   assert.equal(v.code, 0, v.stderr);
   assert.equal(v.json.ok, true);

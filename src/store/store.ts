@@ -80,6 +80,8 @@ export class FsStore {
   private readonly riders = new Map<string, Rider[]>();
   /** Everything the last append of a session wrote, riders included, for afterAppend. */
   private readonly lastBatch = new Map<string, StoredEvent[]>();
+  /** The seq the manifest was patched to under the mutex, for afterAppend. */
+  private readonly manifestAt = new Map<string, number>();
 
   constructor(home: string, opts: StoreOptions = {}) {
     this.home = home;
@@ -270,6 +272,16 @@ export class FsStore {
       },
     });
     this.lastBatch.set(id, stored);
+    // The manifest follows the log inside the same mutex hold: racing appenders patching it
+    // after their release would find it behind and each rebuild it from the whole log. A batch
+    // with a lock.* event waits for afterAppend (release removes lock.json after its event).
+    if (!opts.isCreate && !this.contextOnAppend && !stored.some((e) => e.type.startsWith('lock.'))) {
+      try {
+        if (patchManifestAfterAppend(this.dir(id), stored, (m) => m.status.state)) this.manifestAt.set(id, stored[stored.length - 1].seq);
+      } catch {
+        // A projection: afterAppend (or the next reader) rebuilds it.
+      }
+    }
     const seen = this.leaseSeen.get(id);
     if (seen) {
       // Our own append moved the log on; lock.json moved only if a lock.* event says so.
@@ -336,7 +348,10 @@ export class FsStore {
     }
   }
 
-  /** Keeps manifest.json in step with the log: patched when it was current, rebuilt otherwise. */
+  /**
+   * Keeps manifest.json in step with the log: already patched under the mutex, or patched
+   * now when it was current, or rebuilt.
+   */
   afterAppend(id: string, own: StoredEvent[], full = false): void {
     const batch = this.lastBatch.get(id);
     this.lastBatch.delete(id);
@@ -345,6 +360,9 @@ export class FsStore {
     noteSessionChanged(this.home, id);
     try {
       const dir = this.dir(id);
+      const patchedTo = this.manifestAt.get(id);
+      this.manifestAt.delete(id);
+      if (!full && patchedTo === events[events.length - 1].seq) return;
       // The lease can only have changed with a lock.* event: otherwise keep the state (no lock.json read).
       const state = (m: Manifest) => (events.some((e) => e.type.startsWith('lock.')) ? this.lifecycle(id, m.status.state === 'archived') : m.status.state);
       if (full || this.contextOnAppend || !patchManifestAfterAppend(dir, events, state)) this.refreshProjections(id);

@@ -1,8 +1,13 @@
 // A child that appends events to one session through the store API and reports each
-// acknowledged one on stdout ("ack <n>"). Args: home, session id, count (0 = forever), tag.
+// acknowledged one on stdout ("ack <n>"). Args: home, session id, count (0 = forever), tag,
+// and optionally a start time (ms since the epoch) so that several children start together.
 'use strict';
 const { FsStore } = require('../../dist/lib.cjs');
-const [home, id, countArg, tag] = process.argv.slice(2);
+const [home, id, countArg, tag, startAt] = process.argv.slice(2);
+if (startAt) {
+  const wait = Number(startAt) - Date.now();
+  if (wait > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
+}
 const store = new FsStore(home);
 const writer = { surface: 'cli', instanceId: 'test-children', actor: 'system' };
 const count = Number(countArg);
