@@ -17,9 +17,9 @@ function newSession(home: string, id: string): void {
   assert.equal(r.code, 0, r.stderr);
 }
 
-function runChild(home: string, id: string, count: number, tag: string, startAt = 0): Promise<{ code: number | null; acks: number[]; stderr: string }> {
+function runChild(home: string, id: string, count: number, tag: string, startAt = 0, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; acks: number[]; stderr: string }> {
   return new Promise((resolve) => {
-    const c = spawn(process.execPath, [APPENDER, home, id, String(count), tag, String(startAt)]);
+    const c = spawn(process.execPath, [APPENDER, home, id, String(count), tag, String(startAt)], { env: { ...process.env, ...env } });
     let out = '';
     let err = '';
     c.stdout.setEncoding('utf8').on('data', (d) => (out += d));
@@ -53,6 +53,23 @@ test('8 processes appending 200 events each: 1600 events, seq 1..N contiguous, c
   assert.equal(v.json.ok, true);
 });
 
+test('where hard links cannot be used (BATON_MUTEX_NO_LINKS=1: O_EXCL mutex files), 8 racing processes still lose and duplicate nothing', async () => {
+  const home = tmpDir();
+  newSession(home, 'nolinks');
+  const startAt = Date.now() + 2000;
+  const results = await Promise.all(Array.from({ length: 8 }, (_, k) => runChild(home, 'nolinks', 100, `p${k}`, startAt, { BATON_MUTEX_NO_LINKS: '1' })));
+  for (const r of results) assert.equal(r.code, 0, r.stderr);
+  const events = readJsonl(join(home, 'sessions', 'nolinks', 'events.jsonl'));
+  assert.equal(events.length, 2 + 800);
+  for (const [i, e] of events.entries()) assert.equal(e.seq, i + 1);
+  assert.equal(new Set(events.filter((e) => e.type === 'x.test').map((e) => `${e.payload.tag}:${e.payload.i}`)).size, 800);
+  assert.deepEqual(
+    fs.readdirSync(join(home, 'sessions', 'nolinks')).filter((n) => n.startsWith('.mutex')),
+    [],
+  );
+  assert.equal(baton(['session', 'verify', 'nolinks'], { home }).code, 0);
+});
+
 test('SIGKILL at random moments loses no acknowledged event; verify passes after the next append', async () => {
   const home = tmpDir();
   newSession(home, 'crash');
@@ -77,6 +94,9 @@ test('SIGKILL at random moments loses no acknowledged event; verify passes after
   // The next append recovers (stale mutex, torn tail) and succeeds.
   const r = await runChild(home, 'crash', 1, 'after');
   assert.equal(r.code, 0, r.stderr);
+  // The killed children's mutex tokens were swept by the next taker, which removed its own at exit.
+  const left = fs.readdirSync(join(home, 'sessions', 'crash')).filter((n) => n.startsWith('.mutex'));
+  assert.deepEqual(left, [], 'no mutex file or parked token is left behind');
   const events = readJsonl(join(home, 'sessions', 'crash', 'events.jsonl'));
   const inLog = new Set(events.filter((e) => e.type === 'x.test').map((e) => `${e.payload.tag}:${e.payload.i}`));
   for (const a of acked) assert.ok(inLog.has(a), `acknowledged ${a} is in the log`);
