@@ -62,6 +62,8 @@ interface Parked {
 }
 
 const parked = new Map<string, Parked>();
+/** Folders whose mutex this process holds right now. */
+const holding = new Set<string>();
 /** BATON_MUTEX_NO_LINKS=1 forces O_EXCL files, for a filesystem whose link() cannot be trusted. */
 let linksUnsupported = process.env.BATON_MUTEX_NO_LINKS === '1';
 let exitHooked = false;
@@ -175,6 +177,14 @@ export function withMutex<T>(dir: string, fn: () => T, opts: MutexOptions = {}):
           continue;
         }
         if (code !== 'EEXIST') throw e;
+        if (!holding.has(dir) && inodeAt(path) === p.ino) {
+          // `.mutex` is our own token from a hold whose release could not unlink it: no one
+          // else can break it (our token is fresh and our pid alive), so we clear it.
+          try {
+            fs.unlinkSync(path);
+          } catch {}
+          continue;
+        }
       }
     } else {
       const token = `${process.pid} ${HOST} ${takenAt} ${NONCE}`;
@@ -211,9 +221,11 @@ export function withMutex<T>(dir: string, fn: () => T, opts: MutexOptions = {}):
     sleepSync(wait + Math.random() * wait);
     wait = Math.min(wait * 2, 50);
   }
+  holding.add(dir);
   try {
     return fn();
   } finally {
+    holding.delete(dir);
     // A live holder is broken only STALE_MS after it took the mutex: a short hold is still
     // ours; a long one unlinks only if the name is still its own inode.
     const short = Date.now() - takenAt < STALE_MS / 2;
