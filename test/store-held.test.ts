@@ -144,3 +144,29 @@ test('.mutex left naming this process own parked token (a release that could not
   assert.deepEqual(texts(dir), ['one', 'two']);
   assert.equal(fs.existsSync(join(dir, '.mutex')), false);
 });
+
+test('a holder stalled past the stale age, whose mutex another process broke and took, writes nothing (WS103)', () => {
+  const { store, id, dir } = setup();
+  note(store, id, 'before the stall');
+  const log = join(dir, 'events.jsonl');
+  const before = fs.readFileSync(log);
+  const realNow = Date.now;
+  try {
+    assert.throws(
+      () =>
+        store.locked(id, () => {
+          // While we were stopped (6 s pass): a waiter broke our .mutex as stale and now holds its own.
+          fs.renameSync(join(dir, '.mutex'), join(dir, '.mutex.broken.test'));
+          fs.unlinkSync(join(dir, '.mutex.broken.test'));
+          fs.writeFileSync(join(dir, '.mutex'), `1 another-host ${realNow()} other`);
+          Date.now = () => realNow() + 6_000;
+          store.appendUnderMutex(id, [{ type: 'context.appended', surface: 'cli', actor: 'agent', payload: { text: 'after the stall' } }], WRITER);
+        }),
+      (e: Error & { code?: string }) => e.code === 'WS103',
+    );
+  } finally {
+    Date.now = realNow;
+  }
+  assert.deepEqual(fs.readFileSync(log), before, 'nothing was written');
+  assert.equal(fs.readFileSync(join(dir, '.mutex'), 'utf8').includes('another-host'), true, "the other holder's mutex is untouched");
+});

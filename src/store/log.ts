@@ -11,6 +11,7 @@ import { fail } from '../core/errors.ts';
 import { type EventInput, MAX_LINE_BYTES, type StoredEvent, checkLine, encodeEvent } from '../core/events.ts';
 import { FILE_MODE, ensureDir, writeInPlace } from './fsutil.ts';
 import { dropFd, heldFd } from './heldfd.ts';
+import { assertMutexStillHeld } from './mutex.ts';
 
 export const LOG_FILE = 'events.jsonl';
 const SIDECAR = '.verified';
@@ -259,6 +260,7 @@ export function appendLocked(
   const facts: LogFacts = { archived: tail.archived, allowed: tail.allowed };
   for (const e of inputs) foldFacts(facts, e);
   const path = `${dir}/${LOG_FILE}`;
+  assertMutexStillHeld(dir);
   const log = heldFd(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, tail.ino);
   try {
     const buf = Buffer.from(text);

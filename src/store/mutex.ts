@@ -62,8 +62,8 @@ interface Parked {
 }
 
 const parked = new Map<string, Parked>();
-/** Folders whose mutex this process holds right now. */
-const holding = new Set<string>();
+/** Folders whose mutex this process holds right now: since when, and the inode it holds. */
+const holding = new Map<string, { since: number; ino: bigint }>();
 /** BATON_MUTEX_NO_LINKS=1 forces O_EXCL files, for a filesystem whose link() cannot be trusted. */
 let linksUnsupported = process.env.BATON_MUTEX_NO_LINKS === '1';
 let exitHooked = false;
@@ -221,7 +221,7 @@ export function withMutex<T>(dir: string, fn: () => T, opts: MutexOptions = {}):
     sleepSync(wait + Math.random() * wait);
     wait = Math.min(wait * 2, 50);
   }
-  holding.add(dir);
+  holding.set(dir, { since: takenAt, ino: held ? held.ino : fs.fstatSync(fd, { bigint: true }).ino });
   try {
     return fn();
   } finally {
@@ -237,6 +237,19 @@ export function withMutex<T>(dir: string, fn: () => T, opts: MutexOptions = {}):
     } finally {
       if (fd >= 0) fs.closeSync(fd);
     }
+  }
+}
+
+/**
+ * Called by a holder just before it writes (the log append): after a hold long enough to have
+ * been broken as stale (the process was stopped or the machine slept), checks that `.mutex` is
+ * still its own, and refuses (WS103, nothing written) if another process took over meanwhile.
+ */
+export function assertMutexStillHeld(dir: string): void {
+  const h = holding.get(dir);
+  if (!h || Date.now() - h.since < STALE_MS / 2) return;
+  if (inodeAt(`${dir}/.mutex`) !== h.ino) {
+    fail('WS103', 'the session mutex was broken while this process was stalled holding it; nothing was written — try again', { lock: `${dir}/.mutex` });
   }
 }
 
