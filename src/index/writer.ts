@@ -23,51 +23,26 @@ export interface StoredRow {
   stat: LogStat;
 }
 
-interface DbRow {
+/** A sessions table row: SessionRow's fields as SQLite stores them, plus the log's stat key. */
+type DbRow = Omit<SessionRow, 'archived' | 'open_episodes' | 'redactions' | 'corrupt'> & {
   num: number;
-  id: string;
-  title: string;
-  title_seq: number;
-  cwd: string | null;
-  git_root: string | null;
-  created_at: string;
-  last_touched_at: string;
-  events: number;
-  last_seq: number;
-  last_h: string;
   archived: number;
-  lease_until: string | null;
-  pointer_status: string | null;
   open_episodes: string;
   redactions: string;
   corrupt: string | null;
-  log_offset: number;
-  line_start: number;
   log_size: number;
   log_ctime: string;
   log_ino: string;
-}
+};
 
 export function rowFromDb(r: DbRow): SessionRow {
+  const { num: _num, log_size: _size, log_ctime: _ctime, log_ino: _ino, archived, open_episodes, redactions, corrupt, ...plain } = r;
   return {
-    id: r.id,
-    title: r.title,
-    title_seq: r.title_seq,
-    cwd: r.cwd,
-    git_root: r.git_root,
-    created_at: r.created_at,
-    last_touched_at: r.last_touched_at,
-    events: r.events,
-    last_seq: r.last_seq,
-    last_h: r.last_h,
-    archived: r.archived === 1,
-    lease_until: r.lease_until,
-    pointer_status: r.pointer_status,
-    open_episodes: JSON.parse(r.open_episodes),
-    redactions: JSON.parse(r.redactions),
-    corrupt: r.corrupt ? JSON.parse(r.corrupt) : null,
-    log_offset: r.log_offset,
-    line_start: r.line_start,
+    ...plain,
+    archived: archived === 1,
+    open_episodes: JSON.parse(open_episodes),
+    redactions: JSON.parse(redactions),
+    corrupt: corrupt ? JSON.parse(corrupt) : null,
   };
 }
 
