@@ -101,3 +101,22 @@ export function readJsonl(path: string): any[] {
     .filter((l) => l.length)
     .map((l) => JSON.parse(l));
 }
+
+/** A home folder, a project and a store under one temporary root, with the env that points there. */
+export interface AgentWorld {
+  root: string;
+  home: string;
+  project: string;
+  store: string;
+  env: Record<string, string | undefined>;
+}
+
+export function agentWorld(extraEnv: Record<string, string | undefined> = {}): AgentWorld {
+  const root = tmpDir();
+  const home = join(root, 'home');
+  const project = join(root, 'proj');
+  const store = join(root, 'store');
+  fs.mkdirSync(home);
+  fs.mkdirSync(project);
+  return { root, home, project, store, env: { HOME: home, BATON_HOME: store, BATON_SESSION: undefined, BATON_VERIFY: undefined, ...extraEnv } };
+}

@@ -7,23 +7,13 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { openEpisode } from '../src/hooks/episodes.ts';
 import { FsStore } from '../src/store/store.ts';
-import { baton, tmpDir, treeHash } from './helpers.ts';
-
-function world() {
-  const root = tmpDir();
-  const home = join(root, 'home');
-  const proj = join(root, 'proj');
-  const store = join(root, 'store');
-  fs.mkdirSync(home);
-  fs.mkdirSync(proj);
-  return { root, home, proj, store, env: { HOME: home, BATON_HOME: store } };
-}
+import { agentWorld, baton, treeHash } from './helpers.ts';
 
 test('doctor on a healthy store: exit 0, sizes by kind, nothing written', () => {
-  const w = world();
-  baton(['hook', 'claude'], { env: w.env, input: JSON.stringify({ session_id: randomUUID(), hook_event_name: 'SessionStart', source: 'startup', cwd: w.proj }) });
+  const w = agentWorld();
+  baton(['hook', 'claude'], { env: w.env, input: JSON.stringify({ session_id: randomUUID(), hook_event_name: 'SessionStart', source: 'startup', cwd: w.project }) });
   const before = treeHash(w.store);
-  const r = baton(['doctor', '--json'], { env: w.env, cwd: w.proj });
+  const r = baton(['doctor', '--json'], { env: w.env, cwd: w.project });
   assert.equal(r.code, 0, r.stdout);
   assert.equal(r.json.ok, true);
   assert.equal(r.json.sessions, 1);
@@ -35,13 +25,13 @@ test('doctor on a healthy store: exit 0, sizes by kind, nothing written', () => 
 });
 
 test('doctor: an episode idle over 24 h, a corrupt log and a file readable by others → exit 2, each with its fix', () => {
-  const w = world();
+  const w = agentWorld();
   const long = new Date(Date.now() - 3 * 24 * 3600 * 1000);
   const store = new FsStore(w.store, { clock: () => long });
   const writer = { surface: 'hook:claude', instanceId: 'hook:claude:old', actor: 'system' as const };
-  store.ensure('old-one', { title: 'old', workspace: { cwd: w.proj }, writer, createdBy: 'hook:claude' });
+  store.ensure('old-one', { title: 'old', workspace: { cwd: w.project }, writer, createdBy: 'hook:claude' });
   openEpisode(store, 'old-one', { provider: 'claude', providerSessionId: 'old', source: 'startup' }, writer, long);
-  store.ensure('broken', { title: 'b', workspace: { cwd: w.proj }, writer });
+  store.ensure('broken', { title: 'b', workspace: { cwd: w.project }, writer });
   store.append('broken', [{ type: 'runtime.error', surface: 'hook:claude', actor: 'system', payload: { surface: 'x', message: 'm' } }], writer);
   store.append('broken', [{ type: 'runtime.error', surface: 'hook:claude', actor: 'system', payload: { surface: 'x', message: 'm' } }], writer);
   const log = join(w.store, 'sessions', 'broken', 'events.jsonl');
@@ -49,7 +39,7 @@ test('doctor: an episode idle over 24 h, a corrupt log and a file readable by ot
   lines[1] = lines[1].replace('"m"', '"tampered"');
   fs.writeFileSync(log, lines.join('\n'));
   fs.chmodSync(join(w.store, 'sessions', 'old-one', 'manifest.json'), 0o644);
-  const r = baton(['doctor'], { env: w.env, cwd: w.proj });
+  const r = baton(['doctor'], { env: w.env, cwd: w.project });
   assert.equal(r.code, 2, r.stdout);
   assert.match(r.stdout, /episode claude-[a-z0-9-]+ \(claude\) is open and idle for 72 h/);
   assert.match(r.stdout, /fix: baton episode close old-one --episode claude-[a-z0-9-]+ --reason other/);
@@ -60,30 +50,30 @@ test('doctor: an episode idle over 24 h, a corrupt log and a file readable by ot
 });
 
 test('doctor reports partial wiring with the install command that completes it', () => {
-  const w = world();
-  assert.equal(baton(['install', 'claude', '--scope', 'project'], { env: w.env, cwd: w.proj }).code, 0);
-  const f = join(w.proj, '.claude/settings.json');
+  const w = agentWorld();
+  assert.equal(baton(['install', 'claude', '--scope', 'project'], { env: w.env, cwd: w.project }).code, 0);
+  const f = join(w.project, '.claude/settings.json');
   const j = JSON.parse(fs.readFileSync(f, 'utf8'));
   delete j.hooks.SessionEnd;
   fs.writeFileSync(f, JSON.stringify(j, null, 2));
-  const r = baton(['doctor', '--json'], { env: w.env, cwd: w.proj });
+  const r = baton(['doctor', '--json'], { env: w.env, cwd: w.project });
   assert.equal(r.code, 2);
   const p = r.json.problems.find((x: any) => x.message.startsWith('claude:session'));
   assert.match(p.message, /missing SessionEnd/);
   assert.equal(p.fix, 'baton install claude --scope project');
-  const st = baton(['status'], { env: w.env, cwd: w.proj });
+  const st = baton(['status'], { env: w.env, cwd: w.project });
   assert.match(st.stdout, /^claude:session\s+partial\s+project\s+-\s+missing SessionEnd$/m);
   assert.match(st.stdout, /^claude\s+wired\s+project/m);
   assert.match(st.stdout, /^gemini:pointer\s+absent/m);
 });
 
 test('status: an entry of another baton is foreign', () => {
-  const w = world();
+  const w = agentWorld();
   fs.mkdirSync(join(w.home, '.claude'));
   const cmd = '/opt/old/baton hook claude';
   const hooks = Object.fromEntries(['SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd'].map((e) => [e, [{ hooks: [{ type: 'command', command: cmd }] }]]));
   fs.writeFileSync(join(w.home, '.claude/settings.json'), JSON.stringify({ hooks }));
-  const st = baton(['status', '--json'], { env: w.env, cwd: w.proj });
+  const st = baton(['status', '--json'], { env: w.env, cwd: w.project });
   assert.equal(st.json.rows.find((r: any) => r.row === 'claude').state, 'foreign');
   assert.equal(st.json.rows.find((r: any) => r.row === 'claude:session').state, 'foreign');
 });
@@ -103,10 +93,10 @@ test('demo plays a Claude Code session through the real hook: the restart re-inj
 });
 
 test('doctor: wired in two scopes means every event runs twice → a problem with the uninstall that fixes it', () => {
-  const w = world();
-  assert.equal(baton(['install', 'claude'], { env: w.env, cwd: w.proj }).code, 0);
-  assert.equal(baton(['install', 'claude', '--scope', 'project'], { env: w.env, cwd: w.proj }).code, 0);
-  const r = baton(['doctor', '--json'], { env: w.env, cwd: w.proj });
+  const w = agentWorld();
+  assert.equal(baton(['install', 'claude'], { env: w.env, cwd: w.project }).code, 0);
+  assert.equal(baton(['install', 'claude', '--scope', 'project'], { env: w.env, cwd: w.project }).code, 0);
+  const r = baton(['doctor', '--json'], { env: w.env, cwd: w.project });
   assert.equal(r.code, 2);
   assert.ok(r.json.problems.some((p: any) => /wired in user and project scope/.test(p.message) && p.fix === 'baton uninstall claude --scope user'));
 });

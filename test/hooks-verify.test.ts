@@ -3,18 +3,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { BIN, baton, tmpDir, treeHash } from './helpers.ts';
+import { BIN, agentWorld, baton, treeHash } from './helpers.ts';
 
 test('verify: every entry of every provider ok, and the store is byte-identical afterwards', () => {
-  const root = tmpDir();
-  const home = join(root, 'home');
-  const proj = join(root, 'proj');
-  const store = join(root, 'store');
-  fs.mkdirSync(home);
-  fs.mkdirSync(proj);
-  const env = { HOME: home, BATON_HOME: store, BATON_BIN: BIN };
+  const { project: proj, store, env } = agentWorld({ BATON_BIN: BIN });
   for (const [p, scope] of [
     ['claude', 'project'],
     ['claude', 'user'],
@@ -45,12 +38,7 @@ test('verify: every entry of every provider ok, and the store is byte-identical 
 });
 
 test('verify fails an entry whose command cannot reach baton, and a store nothing is installed for', () => {
-  const root = tmpDir();
-  const home = join(root, 'home');
-  const proj = join(root, 'proj');
-  fs.mkdirSync(home);
-  fs.mkdirSync(proj);
-  const env = { HOME: home, BATON_HOME: join(root, 'store'), PATH: '/usr/bin:/bin', BATON_BIN: undefined };
+  const { project: proj, store, env } = agentWorld({ PATH: '/usr/bin:/bin', BATON_BIN: undefined });
   const none = baton(['verify'], { env, cwd: proj });
   assert.equal(none.code, 2);
   assert.match(none.stdout, /baton install/);
@@ -58,5 +46,5 @@ test('verify fails an entry whose command cannot reach baton, and a store nothin
   const r = baton(['verify', 'claude', '--json'], { env, cwd: proj });
   assert.equal(r.code, 2);
   assert.ok(r.json.entries.every((e: any) => !e.ok && /did not report a verify run/.test(e.problems.join(' '))));
-  assert.equal(fs.existsSync(join(root, 'store')), false);
+  assert.equal(fs.existsSync(store), false);
 });

@@ -6,25 +6,12 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { BIN, FIXTURES, baton, readJsonl, tmpDir } from './helpers.ts';
+import { type AgentWorld, BIN, FIXTURES, agentWorld, baton, readJsonl } from './helpers.ts';
 import { type ProviderName, runProviderEvent } from './harness/providers.ts';
 
-interface World {
-  root: string;
-  home: string;
-  project: string;
-  store: string;
-  env: Record<string, string | undefined>;
-}
+type World = AgentWorld;
 
-function world(): World {
-  const root = tmpDir();
-  const w = { root, home: join(root, 'home'), project: join(root, 'proj'), store: join(root, 'store'), env: {} as Record<string, string | undefined> };
-  fs.mkdirSync(w.home);
-  fs.mkdirSync(w.project);
-  w.env = { HOME: w.home, BATON_HOME: w.store, BATON_BIN: BIN, BATON_SESSION: undefined, BATON_VERIFY: undefined };
-  return w;
-}
+const world = (): World => agentWorld({ BATON_BIN: BIN });
 
 const SETTINGS: Record<ProviderName, (w: World) => string[]> = {
   claude: (w) => [join(w.home, '.claude/settings.json'), join(w.project, '.claude/settings.json'), join(w.project, '.claude/settings.local.json')],
