@@ -232,3 +232,33 @@ export function fmt(n: number | null | undefined): string {
   if (a >= 1) return n.toFixed(2);
   return n.toPrecision(3);
 }
+
+/** A child process of a race: loaded ("ready" on stdout), released together ("go" on stdin), one JSON summary line at the end. */
+export interface Racer<T> {
+  ready: Promise<void>;
+  go: () => void;
+  done: Promise<T>;
+}
+
+export function startRacer<T>(label: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Racer<T> {
+  const child = spawn(process.execPath, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  let onReady: () => void = () => {};
+  const ready = new Promise<void>((res) => (onReady = res));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+    if (out.startsWith('ready\n')) onReady();
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const done = new Promise<T>((res, rej) => {
+    child.on('error', rej);
+    child.on('close', (code) => {
+      onReady(); // a racer that died before "ready" must not hold the others back
+      const last = out.trim().split('\n').at(-1) ?? '';
+      if (code !== 0 || !last.startsWith('{')) rej(new Error(`${label} exited ${code}: ${err.trim().slice(0, 500)}`));
+      else res(JSON.parse(last) as T);
+    });
+  });
+  return { ready, done, go: () => child.stdin.end('go\n') };
+}

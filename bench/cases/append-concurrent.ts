@@ -1,12 +1,11 @@
 // append.concurrent (bench.md): 8 processes × 1000 appends (quick: 8 × 100) to one session
 // through the store API, started together; then the log is verified: 0 lost, 0 duplicated,
 // seq contiguous, chain valid, no refused append. events/s is reported, no ratio.
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { scanLog } from '../../src/store/log.ts';
 import { FsStore, type Writer } from '../../src/store/store.ts';
-import { nowMs } from '../lib.ts';
+import { nowMs, startRacer } from '../lib.ts';
 import type { BenchCase, CaseResult } from '../types.ts';
 
 interface WorkerReport {
@@ -14,39 +13,6 @@ interface WorkerReport {
   acked: number[];
   errors: Record<string, number>;
   ms: number;
-}
-
-interface Worker {
-  go: () => void;
-  ready: Promise<void>;
-  done: Promise<WorkerReport>;
-}
-
-function startWorker(root: string, home: string, id: string, w: number, count: number): Worker {
-  const child = spawn(process.execPath, [join(root, 'bench', 'workers', 'append-worker.cjs'), home, id, String(w), String(count)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  let out = '';
-  let readyResolve: () => void = () => {};
-  const ready = new Promise<void>((r) => (readyResolve = r));
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
-    if (out.startsWith('ready\n')) readyResolve();
-  });
-  const done = new Promise<WorkerReport>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const last = out.trim().split('\n').pop() ?? '';
-      try {
-        if (code !== 0) throw new Error(`worker ${w} exited ${code}`);
-        resolve(JSON.parse(last) as WorkerReport);
-      } catch (e) {
-        readyResolve();
-        reject(e);
-      }
-    });
-  });
-  return { go: () => child.stdin.end('go\n'), ready, done };
 }
 
 const appendConcurrent: BenchCase = {
@@ -59,7 +25,8 @@ const appendConcurrent: BenchCase = {
     const writer: Writer = { surface: 'cli', instanceId: 'cli@bench@concurrent', actor: 'user' };
     const { id } = store.create({ title: 'concurrent append bench', workspace: { cwd: ctx.tmp }, writer });
 
-    const workers = Array.from({ length: procs }, (_, w) => startWorker(ctx.root, home, id, w, count));
+    const worker = join(ctx.root, 'bench', 'workers', 'append-worker.cjs');
+    const workers = Array.from({ length: procs }, (_, w) => startRacer<WorkerReport>(`append.concurrent worker ${w}`, [worker, home, id, String(w), String(count)]));
     await Promise.all(workers.map((w) => w.ready));
     const t0 = nowMs();
     for (const w of workers) w.go();

@@ -4,13 +4,12 @@
 // expected (generation, revision) distinct, one pointer event per success, no error.
 // Reported: successes/s. The workers are this file run again with BATON_BENCH_POINTER_CAS=1
 // (loaded first, started together by a "go" line on stdin, so start-up is not measured).
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { publish } from '../../src/pointer/publish.ts';
 import { readState } from '../../src/pointer/state.ts';
 import { FsStore, type Writer } from '../../src/store/store.ts';
-import { nowMs } from '../lib.ts';
+import { nowMs, startRacer } from '../lib.ts';
 import type { BenchCase, CaseResult } from '../types.ts';
 
 const TASK = '5f0c1d0e-8a4b-4c2d-9e1f-0a1b2c3d4e5f';
@@ -67,38 +66,6 @@ function workerMain(): void {
   });
 }
 
-interface Worker {
-  ready: Promise<void>;
-  done: Promise<WorkerSummary>;
-  go: () => void;
-}
-
-function startWorker(root: string, home: string, w: number, attempts: number): Worker {
-  const self = fileURLToPath(import.meta.url);
-  const child = spawn(process.execPath, ['--import', 'tsx', self, home, SESSION, String(w), String(attempts)], {
-    cwd: root,
-    env: { ...process.env, [WORKER_ENV]: '1' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  let onReady: () => void = () => {};
-  const ready = new Promise<void>((res) => (onReady = res));
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
-    if (out.startsWith('ready\n')) onReady();
-  });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const done = new Promise<WorkerSummary>((res, rej) => {
-    child.on('close', (code) => {
-      const last = out.trim().split('\n').at(-1) ?? '';
-      if (code !== 0 || !last.startsWith('{')) rej(new Error(`pointer.cas worker ${w} exited ${code}: ${err.trim().slice(0, 500)}`));
-      else res(JSON.parse(last));
-    });
-  });
-  return { ready, done, go: () => child.stdin!.write('go\n') };
-}
-
 const pointerCas: BenchCase = {
   name: 'pointer.cas',
   async run(ctx): Promise<CaseResult> {
@@ -116,7 +83,13 @@ const pointerCas: BenchCase = {
     const initial = seeded.revision;
     const eventsBefore = store.readEvents(SESSION).filter((e) => e.type.startsWith('pointer.')).length;
 
-    const workers = Array.from({ length: processes }, (_, w) => startWorker(ctx.root, home, w, attempts));
+    const self = fileURLToPath(import.meta.url);
+    const workers = Array.from({ length: processes }, (_, w) =>
+      startRacer<WorkerSummary>(`pointer.cas worker ${w}`, ['--import', 'tsx', self, home, SESSION, String(w), String(attempts)], {
+        cwd: ctx.root,
+        env: { ...process.env, [WORKER_ENV]: '1' },
+      }),
+    );
     await Promise.all(workers.map((w) => w.ready));
     const t0 = nowMs();
     for (const w of workers) w.go();
