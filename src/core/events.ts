@@ -80,16 +80,23 @@ export type LineCheck =
   | { ok: true; event: StoredEvent }
   | { ok: false; reason: string };
 
-/** Parses a line (without its newline) and checks its seq and chain against what precedes it. */
-export function checkLine(line: string, expectSeq: number, prevH: string): LineCheck {
+/** Parses a line (without its newline) as the event numbered expectSeq; a string says why it is not. */
+export function parseEventLine(line: string, expectSeq: number): StoredEvent | string {
   let ev: StoredEvent;
   try {
     ev = JSON.parse(line);
   } catch {
-    return { ok: false, reason: 'not valid JSON' };
+    return 'not valid JSON';
   }
-  if (!ev || typeof ev !== 'object' || Array.isArray(ev)) return { ok: false, reason: 'not a JSON object' };
-  if (ev.seq !== expectSeq) return { ok: false, reason: `seq ${ev.seq} where ${expectSeq} was expected` };
+  if (!ev || typeof ev !== 'object' || Array.isArray(ev)) return 'not a JSON object';
+  if (ev.seq !== expectSeq) return `seq ${ev.seq} where ${expectSeq} was expected`;
+  return ev;
+}
+
+/** Parses a line (without its newline) and checks its seq and chain against what precedes it. */
+export function checkLine(line: string, expectSeq: number, prevH: string): LineCheck {
+  const ev = parseEventLine(line, expectSeq);
+  if (typeof ev === 'string') return { ok: false, reason: ev };
   const cut = line.lastIndexOf(',"h":"');
   if (cut < 0 || typeof ev.h !== 'string') return { ok: false, reason: 'no chain hash' };
   if (chainHash(prevH, line.slice(0, cut)) !== ev.h) return { ok: false, reason: 'chain hash mismatch' };

@@ -4,7 +4,7 @@
 // session corrupt (WS201) and projection stops there. Checks each line's JSON, seq
 // continuity and the presence of h; the full chain check is `session verify`'s job.
 import * as fs from 'node:fs';
-import type { StoredEvent } from '../core/events.ts';
+import { type StoredEvent, parseEventLine } from '../core/events.ts';
 import { type SessionRow, type TextOp, projectEvent } from './project.ts';
 
 const CHUNK = 4 * 1024 * 1024;
@@ -35,15 +35,10 @@ export function statLog(path: string): LogStat | null {
 
 export type ReadOutcome = { ok: true } | { ok: false; conflict: string };
 
+/** The line's JSON, seq and fields; the chain itself is `session verify`'s to check. */
 function parseLine(raw: string, expectSeq: number): StoredEvent | string {
-  let ev: StoredEvent;
-  try {
-    ev = JSON.parse(raw);
-  } catch {
-    return 'not valid JSON';
-  }
-  if (!ev || typeof ev !== 'object' || Array.isArray(ev)) return 'not a JSON object';
-  if (ev.seq !== expectSeq) return `seq ${ev.seq} where ${expectSeq} was expected`;
+  const ev = parseEventLine(raw, expectSeq);
+  if (typeof ev === 'string') return ev;
   if (typeof ev.h !== 'string' || typeof ev.type !== 'string' || typeof ev.ts !== 'string') return 'missing seq, ts, type or h';
   return ev;
 }
