@@ -1,9 +1,9 @@
 // The library entry (dist/lib.cjs): the store API for programs and test children that
 // need it without the command line.
 import { createHash } from 'node:crypto';
-import { useNativeSha256 } from './core/hash.ts';
+import { adoptNativeSha256 } from './core/hash.ts';
 
-useNativeSha256(createHash);
+adoptNativeSha256(createHash);
 
 export { FsStore, cliWriter, type Writer } from './store/store.ts';
 export { scanLog } from './store/log.ts';

@@ -2,7 +2,7 @@
 // registers itself here; rules live below (core, store, pointer, index, providers).
 import { createHash } from 'node:crypto';
 import { Command } from 'commander';
-import { useNativeSha256 } from '../core/hash.ts';
+import { adoptNativeSha256 } from '../core/hash.ts';
 import { registerHookCommands } from './hooks.ts';
 import { registerIndexCommands } from './index-commands.ts';
 import type { GlobalOptions } from './output.ts';
@@ -12,7 +12,7 @@ import { registerSessionCommands } from './session.ts';
 
 declare const BATON_VERSION: string;
 
-useNativeSha256(createHash);
+adoptNativeSha256(createHash);
 
 export function buildProgram(): Command {
   const program = new Command('baton');

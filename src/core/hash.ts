@@ -1,7 +1,7 @@
 // SHA-256 in one place. The hook path uses a small pure-JS implementation: loading
 // node:crypto costs a hook process ~5 ms, more than hashing everything a hook hashes (a
 // chain line, a prompt, a pointer text). Processes that hash a lot (the CLI verifying or
-// streaming a log, the index, the bench) install node:crypto's with useNativeSha256().
+// streaming a log, the index, the bench) install node:crypto's with adoptNativeSha256().
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
@@ -101,7 +101,7 @@ export function sha256Hex(data: string | Uint8Array): string {
 }
 
 /** Hands hashing to node:crypto (given by the caller, so this module never loads it). */
-export function useNativeSha256(createHash: (alg: 'sha256') => { update(d: string | Uint8Array): { digest(enc: 'hex'): string } }): void {
+export function adoptNativeSha256(createHash: (alg: 'sha256') => { update(d: string | Uint8Array): { digest(enc: 'hex'): string } }): void {
   impl = (data) => createHash('sha256').update(data).digest('hex');
 }
 
