@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 export const BIN = join(ROOT, 'bin', 'baton.cjs');
-export const FIXTURES = resolve(ROOT, '..', 'shared', 'fixtures', 'providers');
+export const FIXTURES = join(ROOT, 'test', 'fixtures', 'providers');
 
 export function tmpDir(prefix = 'baton-test-'): string {
   return fs.realpathSync(fs.mkdtempSync(join(tmpdir(), prefix)));
