@@ -1,16 +1,16 @@
 // `baton hook`, `install`, `uninstall`, `status`, `verify`, `doctor`, `episode`, `demo`
-// (hooks.md): argument parsing and output only; the rules live in src/hooks and src/providers.
+// (hooks.md): argument parsing and output only; the rules live in src/hooks, src/commands and src/providers.
 import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
 import { isoMillis } from '../core/time.ts';
 import { parseAspects } from '../hooks/dispatch.ts';
-import { demoText, runDemo } from '../hooks/demo.ts';
-import { doctor } from '../hooks/doctor.ts';
+import { demoText, runDemo } from '../commands/demo.ts';
+import { doctor } from '../commands/doctor.ts';
 import { appendClosure, writeFrozenContext } from '../hooks/contexts.ts';
 import { closeEpisode, loadEpisodes, openEpisode } from '../hooks/episodes.ts';
 import { readLastRun } from '../hooks/lastrun.ts';
 import { batonBinPath, hookMain } from '../hooks/main.ts';
-import { verifyProvider } from '../hooks/verify.ts';
+import { verifyProvider } from '../commands/verify.ts';
 import { PROVIDERS, PROVIDER_NAMES, providerOf } from '../providers/index.ts';
 import { type InstallContext, type InstallReport, defaultContext, install, uninstall, wiring } from '../providers/install.ts';
 import { type Scope, outcomeOf } from '../providers/types.ts';

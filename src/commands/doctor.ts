@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { type IndexHealth, indexHealth } from '../index/health.ts';
 import { PROVIDERS } from '../providers/index.ts';
 import { type InstallContext, type WiringRow, wiring } from '../providers/install.ts';
-import { shellQuote } from './shell.ts';
+import { shellQuote } from '../hooks/shell.ts';
 import { LOG_FILE, scanLog } from '../store/log.ts';
-import { type EpisodeIndex, foldEpisodeEvent } from './episodes.ts';
+import { type EpisodeIndex, foldEpisodeEvent } from '../hooks/episodes.ts';
 
 export const IDLE_MS = 24 * 3600 * 1000;
 const MIN_FREE_BYTES = 100 * 1024 * 1024;
