@@ -70,14 +70,80 @@ export function reportError(g: GlobalOptions, e: unknown): void {
   process.exitCode = 1;
 }
 
-/** Aligned columns for human tables. */
+// Display width, for tables that line up on a terminal: colour escapes (SGR) take no
+// columns, combining marks and zero-width characters none, East Asian wide and fullwidth
+// characters and emoji two. Control characters in cell text would move the cursor or push
+// columns: a tab or line break becomes a space, any other one (and any escape that is not a
+// colour) becomes `?`, as `ls` shows them.
+const SGR = /\x1b\[[0-9;]*m/g;
+const ZERO_WIDTH = /[\p{Mn}\p{Me}\u200b-\u200f\u2060-\u2064\ufeff]/u;
+const EMOJI = /\p{Emoji_Presentation}/u;
+
+function charWidth(cp: number, ch: string): number {
+  if (ZERO_WIDTH.test(ch)) return 0;
+  if (
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0x303e) ||
+    (cp >= 0x3041 && cp <= 0x33ff) ||
+    (cp >= 0x3400 && cp <= 0x4dbf) ||
+    (cp >= 0x4e00 && cp <= 0x9fff) ||
+    (cp >= 0xa000 && cp <= 0xa4cf) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x20000 && cp <= 0x3fffd) ||
+    (cp >= 0x1f000 && EMOJI.test(ch))
+  ) {
+    return 2;
+  }
+  return 1;
+}
+
+/** Columns `s` takes on a terminal (colour escapes excluded). */
+export function displayWidth(s: string): number {
+  let w = 0;
+  for (const ch of s.replace(SGR, '')) w += charWidth(ch.codePointAt(0)!, ch);
+  return w;
+}
+
+/** `s` with its control characters replaced; colour escapes kept. */
+export function printable(s: string): string {
+  const clean = (t: string) => t.replace(/[\t\n\r\v\f]/g, ' ').replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
+  let out = '';
+  let last = 0;
+  for (const m of s.matchAll(SGR)) {
+    out += clean(s.slice(last, m.index)) + m[0];
+    last = m.index + m[0].length;
+  }
+  return out + clean(s.slice(last));
+}
+
+/** `s` cut to at most `width` columns, with `…` where it was cut (plain text). */
+export function fitWidth(s: string, width: number): string {
+  const t = printable(s);
+  if (displayWidth(t) <= width) return t;
+  let out = '';
+  let w = 0;
+  for (const ch of t) {
+    const cw = charWidth(ch.codePointAt(0)!, ch);
+    if (w + cw > width - 1) break;
+    out += ch;
+    w += cw;
+  }
+  return `${out}…`;
+}
+
+/** Aligned columns for human tables, by display width. */
 export function table(rows: string[][], header?: string[]): string[] {
-  const all = header ? [header, ...rows] : rows;
+  const all = (header ? [header, ...rows] : rows).map((r) => r.map(printable));
   const widths: number[] = [];
   for (const r of all) {
-    for (let i = 0; i < r.length; i++) widths[i] = Math.max(widths[i] ?? 0, r[i].length);
+    for (let i = 0; i < r.length; i++) widths[i] = Math.max(widths[i] ?? 0, displayWidth(r[i]));
   }
-  const out = all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd());
+  const pad = (c: string, i: number) => c + ' '.repeat(widths[i] - displayWidth(c));
+  const out = all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : pad(c, i))).join('  ').trimEnd());
   if (header) out[0] = color.bold(out[0]);
   return out;
 }

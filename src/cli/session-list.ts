@@ -5,7 +5,7 @@ import { fail } from '../core/errors.ts';
 import { type IndexIo, type ListedSession, listSessions } from '../index/api.ts';
 import { resolveHome } from '../store/home.ts';
 import { realDir } from '../store/workspace.ts';
-import { type CommandResult, type GlobalOptions, color, relativeTime, table } from './output.ts';
+import { type CommandResult, type GlobalOptions, color, fitWidth, relativeTime, table } from './output.ts';
 
 export interface ListOptions {
   state?: string;
@@ -59,8 +59,6 @@ const shortHome = (p: string | null): string => {
   return h && (p === h || p.startsWith(`${h}/`)) ? `~${p.slice(h.length)}` : p;
 };
 
-const cut = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
-
 function stateCell(s: ListedSession): string {
   if (s.corrupt) return color.red('corrupt');
   if (s.state === 'active') return color.green('active');
@@ -83,7 +81,7 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
     const rows = sessions.map((s) => [
       s.id,
       stateCell(s),
-      cut(s.title, 40),
+      fitWidth(s.title, 40),
       shortHome(s.workspace),
       relativeTime(s.last_touched_at, now),
       String(s.events),
