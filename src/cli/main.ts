@@ -9,8 +9,10 @@ import type { GlobalOptions } from './output.ts';
 import { registerPointerCommands } from './pointer.ts';
 import { registerRefCommands } from './ref.ts';
 import { registerSessionCommands } from './session.ts';
+import { checkUsage } from './usage.ts';
 
 declare const BATON_VERSION: string;
+const VERSION = typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev';
 
 adoptNativeSha256(createHash);
 
@@ -18,7 +20,7 @@ export function buildProgram(): Command {
   const program = new Command('baton');
   program
     .description('Durable, resumable sessions for AI coding agents, shared by every surface.')
-    .version(typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev', '--version')
+    .version(VERSION, '--version')
     .option('--home <dir>', 'store root (else $BATON_HOME, else $XDG_STATE_HOME/baton)')
     .option('--json', 'print exactly one JSON document on stdout')
     .option('--quiet', 'print nothing but errors')
@@ -26,7 +28,8 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .configureOutput({ outputError: (str, write) => write(str.replace(/^error:/, 'baton: USAGE')) })
     .exitOverride((err) => {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') process.exit(0);
+      // `--help` exits 0; help shown because a command is missing (commander.help with an error exit code) is a usage error.
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || (err.code === 'commander.help' && err.exitCode === 0)) process.exit(0);
       process.exit(2);
     });
   const globals = (): GlobalOptions => program.opts<GlobalOptions>();
@@ -38,7 +41,9 @@ export function buildProgram(): Command {
   return program;
 }
 
-buildProgram()
+const program = buildProgram();
+checkUsage(program, process.argv, VERSION);
+program
   .parseAsync(process.argv)
   .catch((e) => {
     process.stderr.write(`baton: ${e instanceof Error ? e.message : String(e)}\n`);
