@@ -256,16 +256,57 @@ test('prune lists suspended sessions untouched for a duration and deletes them o
   assert.ok(fs.existsSync(join(home, 'sessions', 'held')));
 });
 
-test('show rebuilds a projection that is behind the log and says so (WS202)', () => {
+test('show rebuilds a projection that is behind the log: the lag is in --json (WS202), not a warning on stderr', () => {
   const { home } = setup('proj');
   const dir = join(home, 'sessions', 'proj');
-  const m = JSON.parse(fs.readFileSync(join(dir, 'manifest.json'), 'utf8'));
-  m.status.last_event_seq = 1;
-  fs.writeFileSync(join(dir, 'manifest.json'), JSON.stringify(m));
+  const behind = () => {
+    const m = JSON.parse(fs.readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    m.status.last_event_seq = 1;
+    fs.writeFileSync(join(dir, 'manifest.json'), JSON.stringify(m));
+  };
+  behind();
+  const doc = baton(['doctor', '--json'], { home, env: { HOME: tmpDir() } });
+  assert.deepEqual(doc.json.projections_behind.map((p: { session: string; manifest_seq: number }) => [p.session, p.manifest_seq]), [['proj', 1]]);
   const r = baton(['session', 'show', 'proj'], { home });
   assert.equal(r.code, 0);
-  assert.match(r.stderr, /WS202/);
+  assert.equal(r.stderr, '');
   assert.equal(JSON.parse(fs.readFileSync(join(dir, 'manifest.json'), 'utf8')).status.last_event_seq, 2);
+  behind();
+  const j = baton(['session', 'show', 'proj', '--json'], { home });
+  assert.equal(j.stderr, '');
+  assert.deepEqual({ code: j.json.projections_behind.code, manifest_seq: j.json.projections_behind.manifest_seq, last_seq: j.json.projections_behind.last_seq }, { code: 'WS202', manifest_seq: 1, last_seq: 2 });
+  assert.equal(baton(['session', 'show', 'proj', '--json'], { home }).json.projections_behind, null, 'fresh now');
+});
+
+test('after ordinary hook traffic, session show prints nothing on stderr', () => {
+  const home = tmpDir();
+  const cwd = tmpDir('baton-ws-');
+  const sid = 'b85c5c48-0000-4000-8000-000000000001';
+  const send = (payload: Record<string, unknown>) => {
+    const r = baton(['hook', 'claude'], { home, cwd, input: JSON.stringify({ session_id: sid, transcript_path: '/dev/null', cwd, ...payload }) });
+    assert.equal(r.code, 0, r.stderr);
+  };
+  send({ hook_event_name: 'SessionStart', source: 'startup' });
+  send({ hook_event_name: 'UserPromptSubmit', prompt: 'first prompt' });
+  send({ hook_event_name: 'UserPromptSubmit', prompt: 'second prompt' });
+  const list = baton(['session', 'list', '--json'], { home, cwd });
+  assert.equal(list.json.sessions.length, 1);
+  const r = baton(['session', 'show', list.json.sessions[0].id], { home });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, '');
+});
+
+test('session show lists the artifacts', () => {
+  const { home, cwd } = setup('art');
+  const f = join(cwd, 'notes.txt');
+  fs.writeFileSync(f, 'hello');
+  assert.equal(baton(['session', 'artifact', 'add', 'art', f], { home, env: ME }).code, 0);
+  const r = baton(['session', 'show', 'art'], { home });
+  assert.match(r.stdout, /^artifacts {2}notes\.txt \(2cf24dba, seq 3\)$/m);
+  const j = baton(['session', 'show', 'art', '--json'], { home });
+  assert.deepEqual(j.json.artifacts, [{ name: 'notes.txt', sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824', seq: 3 }]);
+  assert.equal(baton(['session', 'artifact', 'rm', 'art', 'notes.txt'], { home, env: ME }).code, 0);
+  assert.match(baton(['session', 'show', 'art'], { home }).stdout, /^artifacts {2}none$/m);
 });
 
 test('the store root comes from --home, else BATON_HOME, else XDG_STATE_HOME/baton', () => {

@@ -170,6 +170,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           `size       logs ${mb(r.sizes.logs)} (prompts ${mb(r.sizes.prompts_in_logs)} of it), contexts ${mb(r.sizes.contexts)}, artifacts ${mb(r.sizes.artifacts)}, index ${mb(r.sizes.index)}, other ${mb(r.sizes.other)}`,
           `index      ${r.index.present ? (r.index.ok ? 'ok' : 'needs attention') : 'absent'}${r.index.conflicts.length ? `, ${r.index.conflicts.length} conflict(s)` : ''}`,
           `logs       ${r.corrupt_logs.length} corrupt, ${r.torn_logs.length} torn`,
+          `projection ${r.projections_behind.length} session(s) behind the log (WS202: normal after hook appends; rebuilt on the next read)`,
           `episodes   ${r.open_episodes.length} open`,
           `wiring     ${r.wiring.map((w) => `${w.row}=${w.state}`).join(' ')}`,
           `node       ${r.node.version}${r.node.ok ? '' : ' (too old)'}`,

@@ -16,15 +16,27 @@ import { type CommandResult, type GlobalOptions, collect, color, openStore, rela
 import { progress } from './progress.ts';
 import { join } from 'node:path';
 
-/** Rebuilds the projections when they are behind the log's last seq (WS202, a warning). */
-function freshProjections(g: GlobalOptions, store: FsStore, id: string, last: number): void {
+/** How far the projections were behind the log when read (WS202), or null when fresh. */
+export interface ProjectionLag {
+  code: 'WS202';
+  manifest_seq: number | null;
+  context_seq: number | null;
+  last_seq: number;
+  rebuilt: true;
+}
+
+/**
+ * Rebuilds the projections when they are behind the log's last seq. The hook appends
+ * without refreshing them (ADR 0003), so a lag is normal operation: it is reported to the
+ * caller (session show's --json, doctor), never warned about on stderr.
+ */
+function freshProjections(store: FsStore, id: string, last: number): ProjectionLag | null {
   const dir = store.dir(id);
   const m = readManifest(dir);
   const cseq = contextMdSeq(dir);
-  if (!m || m.status.last_event_seq < last || cseq === null || cseq < last) {
-    if (m || cseq !== null) warn(g, 'WS202', `projections of ${id} were behind the log (seq ${Math.min(m?.status.last_event_seq ?? 0, cseq ?? 0)} < ${last}); rebuilt`);
-    store.refreshProjections(id);
-  }
+  if (m && m.status.last_event_seq >= last && cseq !== null && cseq >= last) return null;
+  store.refreshProjections(id);
+  return { code: 'WS202', manifest_seq: m?.status.last_event_seq ?? null, context_seq: cseq, last_seq: last, rebuilt: true };
 }
 
 function eventSummary(ev: StoredEvent): string {
@@ -101,7 +113,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
           ring.push(ev);
           if (ring.length > 10) ring.shift();
         });
-        freshProjections(g, store, id, scan.lastSeq);
+        const lag = freshProjections(store, id, scan.lastSeq);
         const manifest = readManifest(store.dir(id));
         const lock = store.lock(id);
         const pointer = pointerSummary(store.dir(id));
@@ -116,6 +128,8 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
           pointer: pointer ? { status: pointer.status, revision: pointer.revision } : null,
           open_episodes: openEpisodes,
           refs: view.refs,
+          artifacts: [...view.artifacts].map(([name, a]) => ({ name, sha256: a.sha256, seq: a.seq })),
+          projections_behind: lag,
           corrupt: scan.corrupt,
           torn: scan.torn,
           projection_conflict: conflict,
@@ -130,6 +144,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         text.push(`lease      ${lock ? `${lock.holder.instance_id} until ${lock.lease.lease_until}${Date.parse(lock.lease.lease_until) > now ? '' : ' (expired)'}` : 'none'}`);
         text.push(`pointer    ${pointer ? `${pointer.status} r${pointer.revision}` : 'none'}`);
         text.push(`episode    ${openEpisodes.length ? openEpisodes.map((e) => `${e.episode} open, idle ${e.idle_seconds}s`).join('; ') : 'none open'}`);
+        text.push(`artifacts  ${view.artifacts.size ? [...view.artifacts].map(([name, a]) => `${name} (${a.sha256.slice(0, 8)}, seq ${a.seq})`).join(', ') : 'none'}`);
         text.push(`refs       ${view.refs.length ? view.refs.map((r) => `${r.source}@${r.source_version} ${r.digest}`).join(', ') : 'none'}`);
         if (scan.corrupt) text.push(color.red(`corrupt    line ${scan.corrupt.line}: ${scan.corrupt.reason} (WS201)`));
         if (conflict) text.push(color.yellow(`index      ${conflict}`));
@@ -228,12 +243,15 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
       }),
     );
 
-  const artifact = session.command('artifact').description('files registered with a session');
+  const artifact = session
+    .command('artifact')
+    .description('files registered with a session: add copies a file into its artifacts/ folder, rm removes one (both need the lease)');
   artifact
     .command('add')
-    .argument('<id>')
-    .argument('<file>')
-    .option('--as <name>', 'the name inside artifacts/')
+    .description('copy FILE into the session\'s artifacts/ and record artifact.added (artifact.updated when the name exists with other bytes; nothing when identical)')
+    .argument('<id>', 'session id or unambiguous prefix')
+    .argument('<file>', 'the file to copy')
+    .option('--as <name>', 'the name inside artifacts/ (default: the file name)')
     .action((idArg: string, file: string, o) =>
       run(globals(), () => {
         const store = openStore(globals());
@@ -247,8 +265,9 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     );
   artifact
     .command('rm')
-    .argument('<id>')
-    .argument('<name>')
+    .description('remove an artifact from artifacts/ and record artifact.removed')
+    .argument('<id>', 'session id or unambiguous prefix')
+    .argument('<name>', 'its name inside artifacts/')
     .action((idArg: string, name: string) =>
       run(globals(), () => {
         const store = openStore(globals());

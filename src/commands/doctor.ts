@@ -9,6 +9,7 @@ import { PROVIDERS } from '../providers/index.ts';
 import { type InstallContext, type WiringRow, wiring } from '../providers/install.ts';
 import { shellQuote } from '../hooks/shell.ts';
 import { LOG_FILE, scanLog } from '../store/log.ts';
+import { contextMdSeq, readManifest } from '../store/projections.ts';
 import { type EpisodeIndex, foldEpisodeEvent } from '../hooks/episodes.ts';
 
 export const IDLE_MS = 24 * 3600 * 1000;
@@ -27,6 +28,8 @@ export interface DoctorReport {
   index: IndexHealth;
   corrupt_logs: { session: string; line: number; reason: string }[];
   torn_logs: { session: string; bytes: number }[];
+  /** Sessions whose manifest.json or context.md trail the log (WS202): normal after hook appends, rebuilt on the next read. */
+  projections_behind: { session: string; manifest_seq: number | null; context_seq: number | null; last_seq: number }[];
   open_episodes: { session: string; episode: string; provider: string; idle_ms: number }[];
   wiring: WiringRow[];
   node: { version: string; ok: boolean };
@@ -78,6 +81,7 @@ export function doctor(home: string, ctx: InstallContext, now: Date): DoctorRepo
     index: { present: false, ok: true, conflicts: [], problems: [], bytes: 0 },
     corrupt_logs: [],
     torn_logs: [],
+    projections_behind: [],
     open_episodes: [],
     wiring: [],
     node: { version: process.versions.node, ok: nodeVersionOk(process.versions.node) },
@@ -122,6 +126,11 @@ export function doctor(home: string, ctx: InstallContext, now: Date): DoctorRepo
       } else if (scan.torn) {
         r.torn_logs.push({ session: id, bytes: scan.torn.bytes });
         P(`session ${id}: a torn last line (${scan.torn.bytes} bytes) from a crash`, `baton session repair ${shellQuote(id)}`);
+      }
+      const manifestSeq = readManifest(dir)?.status.last_event_seq ?? null;
+      const contextSeq = contextMdSeq(dir);
+      if (!scan.corrupt && scan.lastSeq > 0 && (manifestSeq === null || manifestSeq < scan.lastSeq || contextSeq === null || contextSeq < scan.lastSeq)) {
+        r.projections_behind.push({ session: id, manifest_seq: manifestSeq, context_seq: contextSeq, last_seq: scan.lastSeq });
       }
       const idle = lastTs ? now.getTime() - Date.parse(lastTs) : 0;
       for (const e of idx.open) {
