@@ -9,8 +9,21 @@ export const ROOT = resolve(import.meta.dirname, '..');
 export const BIN = join(ROOT, 'bin', 'baton.cjs');
 export const FIXTURES = join(ROOT, 'test', 'fixtures', 'providers');
 
+// Every folder tmpDir made is removed when the test file's process exits (the runner gives
+// each file its own process), pass or fail: `npm test` leaves nothing in the temp dir.
+const made: string[] = [];
+process.on('exit', () => {
+  for (const d of made) {
+    try {
+      fs.rmSync(d, { recursive: true, force: true, maxRetries: 2 });
+    } catch {}
+  }
+});
+
 export function tmpDir(prefix = 'baton-test-'): string {
-  return fs.realpathSync(fs.mkdtempSync(join(tmpdir(), prefix)));
+  const d = fs.realpathSync(fs.mkdtempSync(join(tmpdir(), prefix)));
+  made.push(d);
+  return d;
 }
 
 export interface RunResult {
