@@ -18,9 +18,16 @@ export function checkSessionId(id: string): string {
 }
 
 /** The title lower-cased to [a-z0-9-], runs of others folded to one '-', at most 40 chars. */
+// Letters that compatibility decomposition (NFKD) leaves whole, spelled out in ASCII.
+const LETTERS: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', þ: 'th', ł: 'l', ı: 'i', ħ: 'h', ŋ: 'ng' };
+
+/** A title as an id prefix: letters with accents transliterated (café → cafe), the rest dashes. */
 export function slugOf(title: string): string {
   const slug = title
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
     .toLowerCase()
+    .replace(/[ßæœøđðþłıħŋ]/g, (c) => LETTERS[c])
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 40)
