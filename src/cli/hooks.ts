@@ -102,6 +102,9 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
         const text: string[] = [];
         for (const r of reports) {
           text.push(`${r.provider} (${r.scope} scope): ${r.file}: ${r.removed ? `${o.dryRun ? 'would remove' : 'removed'} ${r.removed} entr${r.removed === 1 ? 'y' : 'ies'}` : 'no baton entries'}`);
+          if (r.file_removed) text.push(`  removed the file (baton created it; nothing else was in it)`);
+          if (r.backup_removed) text.push(`  backup removed (the file is back to it byte for byte): ${r.backup_removed}`);
+          if (r.backup) text.push(`  backup of the file before install kept (the file changed since): ${r.backup}`);
           if (r.shim_removed) text.push(`  shim removed: ${r.shim_removed}`);
           if (r.diff) text.push(r.diff);
         }

@@ -45,6 +45,6 @@ export const gemini: ProviderAdapter = {
   budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000, end: 10_000 },
   entryExtras: { name: 'baton' },
   cleanPrompt: stripHookContext,
-  installNote: () => 'Gemini CLI asks you to confirm changed project hooks the next time it starts: accept the baton entries.',
+  installNote: (_home, scope) => (scope === 'user' ? undefined : 'Gemini CLI asks you to confirm changed project hooks the next time it starts: accept the baton entries.'),
   shape: (ev, res) => shapeJson(ev, res, { contextEvents: ['start', 'prompt'] }),
 };

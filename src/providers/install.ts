@@ -170,13 +170,16 @@ export function install(
   if (opts.dryRun) {
     report.diff = report.changed ? lineDiff(before ?? '', text, file) : '';
   } else if (report.changed) {
+    // The backup holds the file as it was before baton touched it: an earlier backup is kept
+    // while the file still carries baton entries (a --force reinstall must not replace it).
     if (before !== null) {
-      writeTextAtomic(backupPath(file), before);
+      const hasOurs = listEntries(before, file).some((e) => isBatonCommand(e.command, adapter.name));
+      if (!hasOurs || readText(backupPath(file)) === null) writeTextAtomic(backupPath(file), before);
       report.backup = backupPath(file);
     }
     writeTextAtomic(file, text);
   }
-  report.note = adapter.installNote?.(ctx.storeHome ?? resolveHome());
+  report.note = adapter.installNote?.(ctx.storeHome ?? resolveHome(), scope);
   return report;
 }
 
@@ -185,10 +188,26 @@ export interface UninstallReport {
   scope: Scope;
   file: string;
   removed: number;
+  /** A backup left beside the file (the state before install, when the restore differs from it). */
   backup: string | null;
+  /** The backup install made, removed because the restored file is byte-identical to it. */
+  backup_removed: string | null;
+  /** The settings file, removed because baton created it (no backup) and nothing else is in it. */
+  file_removed: boolean;
   /** The shim, removed when no project or local entry calls it any more. */
   shim_removed: string | null;
   diff?: string;
+}
+
+/** Removes `dir` and its parents up to (not including) `stop` while they are empty. */
+function removeEmptyDirs(dir: string, stop: string): void {
+  for (let d = dir; d.startsWith(`${stop}/`); d = dirname(d)) {
+    try {
+      fs.rmdirSync(d);
+    } catch {
+      return; // not empty: someone else's files live there
+    }
+  }
 }
 
 /** Removes `.baton/hooks/<provider>` (and the folders it leaves empty) once nothing calls it. */
@@ -201,29 +220,41 @@ function removeUnusedShim(adapter: ProviderAdapter, ctx: InstallContext): string
     if (text?.includes(`.baton/hooks/${adapter.name}`)) return null;
   }
   fs.unlinkSync(sp);
-  for (const d of [dirname(sp), dirname(dirname(sp))]) {
-    try {
-      fs.rmdirSync(d);
-    } catch {
-      break; // not empty: someone else's files live there
-    }
-  }
+  removeEmptyDirs(dirname(sp), ctx.projectRoot);
   return sp;
 }
 
+/** What removing every entry leaves of a settings file baton created. */
+const EMPTY_SETTINGS = /^\s*\{\s*\}\s*$/;
+
+/**
+ * Removes baton's entries and restores the state before install: a file baton created (no
+ * backup, nothing else left in it) is removed, with the project folders it leaves empty; a
+ * backup install made is removed when the restored file is byte-identical to it, and kept
+ * (never overwritten) when the user changed the file since.
+ */
 export function uninstall(adapter: ProviderAdapter, scope: Scope, ctx: InstallContext, opts: { dryRun?: boolean } = {}): UninstallReport {
   const file = settingsPath(adapter, scope, ctx);
   const before = readText(file);
-  const report: UninstallReport = { provider: adapter.name, scope, file, removed: 0, backup: null, shim_removed: null };
+  const report: UninstallReport = { provider: adapter.name, scope, file, removed: 0, backup: null, backup_removed: null, file_removed: false, shim_removed: null };
   if (before !== null) {
     const { text, removed } = removeEntries(before, (c) => isBatonCommand(c, adapter.name), file);
     report.removed = removed;
     if (text !== before) {
+      const bp = backupPath(file);
+      const backup = readText(bp);
       if (opts.dryRun) report.diff = lineDiff(before, text, file);
-      else {
-        writeTextAtomic(backupPath(file), before);
-        report.backup = backupPath(file);
+      else if (backup === null && EMPTY_SETTINGS.test(text)) {
+        fs.unlinkSync(file);
+        report.file_removed = true;
+        if (adapter.settings[scope]?.base === 'project') removeEmptyDirs(dirname(file), ctx.projectRoot);
+      } else {
+        if (backup === null) writeTextAtomic(bp, before);
         writeTextAtomic(file, text);
+        if (backup === text) {
+          fs.unlinkSync(bp);
+          report.backup_removed = bp;
+        } else report.backup = bp;
       }
     }
   }

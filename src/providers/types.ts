@@ -69,7 +69,7 @@ export interface ProviderAdapter {
   /** The user's own prompt out of the payload's `prompt` (Gemini wraps hook context into it). */
   cleanPrompt?: (prompt: string) => string;
   /** Said after install (Codex's trust step and sandbox, Gemini's re-confirmation), given the store root. */
-  installNote?: (storeHome: string) => string;
+  installNote?: (storeHome: string, scope: Scope) => string | undefined;
   /** Turns the pointer aspect's result into this provider's stdout/stderr/exit code. */
   shape(ev: HookEvent, res: PointerHookResult): HookOutput;
 }
