@@ -92,6 +92,16 @@ test('demo plays a Claude Code session through the real hook: the restart re-inj
   assert.equal(fs.existsSync(r.json.store), false, 'the temporary store is removed');
 });
 
+test('demo: the text shows every frozen start context it counts', () => {
+  const r = baton(['demo']);
+  assert.equal(r.code, 0, r.stderr);
+  const m = r.stdout.match(/Frozen start contexts \((\d+)\)/);
+  assert.ok(m, r.stdout);
+  const shown = r.stdout.slice(m.index).match(/^ {2}contexts\/\S+\.md$/gm) ?? [];
+  assert.equal(shown.length, Number(m[1]));
+  assert.ok(shown.length >= 2);
+});
+
 test('doctor: wired in two scopes means every event runs twice → a problem with the uninstall that fixes it', () => {
   const w = agentWorld();
   assert.equal(baton(['install', 'claude'], { env: w.env, cwd: w.project }).code, 0);

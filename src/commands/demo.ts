@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { FsStore } from '../store/store.ts';
 
 export interface DemoStep {
@@ -143,7 +143,7 @@ export function demoText(r: DemoResult): string[] {
   out.push(...(resumed?.injected ? resumed.injected.split('\n').map((l) => `  | ${l}`) : ['  (nothing)']));
   if (r.contexts.length) {
     out.push('', `Frozen start contexts (${r.contexts.length}): what each episode was told when it began, with its closure:`);
-    out.push(...r.contexts[0].text.split('\n').map((l) => `  | ${l}`));
+    for (const c of r.contexts) out.push('', `  contexts/${basename(c.file)}`, ...c.text.trimEnd().split('\n').map((l) => `  | ${l}`));
   }
   if (r.kept) out.push('', `Kept: ${r.store} (look around with: baton --home ${r.store} session show ${r.session})`);
   return out;
