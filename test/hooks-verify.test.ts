@@ -48,3 +48,18 @@ test('verify fails an entry whose command cannot reach baton, and a store nothin
   assert.ok(r.json.entries.every((e: any) => !e.ok && /did not report a verify run/.test(e.problems.join(' '))));
   assert.equal(fs.existsSync(store), false);
 });
+
+test('verify for a moved checkout: cannot find baton at PATH, with the install --force that fixes it', () => {
+  const w = agentWorld();
+  assert.equal(baton(['install', 'claude'], { env: w.env, cwd: w.project }).code, 0);
+  const file = `${w.home}/.claude/settings.json`;
+  const moved = `${w.root}/old-checkout/bin/baton.cjs`;
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replaceAll(BIN, moved));
+  const r = baton(['verify', 'claude', '--json'], { env: w.env, cwd: w.project });
+  assert.equal(r.code, 2);
+  for (const e of r.json.entries) {
+    assert.equal(e.ok, false);
+    assert.deepEqual(e.problems, [`cannot find baton at ${moved} — run \`baton install claude --scope user --force\` from the baton you use now`]);
+  }
+  assert.doesNotMatch(baton(['verify', 'claude'], { env: w.env, cwd: w.project }).stdout, /node:internal|loader/);
+});

@@ -12,7 +12,8 @@ import { readLastRun } from '../hooks/lastrun.ts';
 import { batonBinPath, hookMain } from '../hooks/main.ts';
 import { verifyProvider } from '../commands/verify.ts';
 import { PROVIDERS, PROVIDER_NAMES, providerOf } from '../providers/index.ts';
-import { type InstallContext, type InstallReport, defaultContext, install, uninstall, wiring } from '../providers/install.ts';
+import { CODEX_TRUST_HINT } from '../providers/codex-trust.ts';
+import { type InstallContext, type InstallReport, type WiringRow, defaultContext, install, uninstall, wiring } from '../providers/install.ts';
 import { type Scope, outcomeOf } from '../providers/types.ts';
 import { resolveHome } from '../store/home.ts';
 import { pointerSummary } from '../store/projections.ts';
@@ -20,6 +21,9 @@ import { cliInstanceId, cliWriter } from '../store/store.ts';
 import { type GlobalOptions, color, openStore, relativeTime, run, table } from './output.ts';
 
 const SCOPES: Scope[] = ['user', 'project', 'local'];
+
+/** A wiring row's state as people read it: Codex's untrusted entries are wired but never run. */
+const wiringState = (r: WiringRow): string => (r.trusted === false ? `${r.state}, not trusted` : r.state);
 
 function ctxFor(g: GlobalOptions): InstallContext {
   return defaultContext(process.cwd(), process.execPath, batonBinPath(), g.home ? resolveHome(g.home) : undefined);
@@ -125,10 +129,10 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
         const text = table(
           rows.map((r) => [
             r.row,
-            r.state,
+            wiringState(r),
             r.scopes.join(',') || '-',
             r.last_run ? `${relativeTime(r.last_run.at, now)} (${r.last_run.event} ${r.last_run.result})` : '-',
-            r.state === 'partial' ? `missing ${r.missing.join(', ')}` : r.state === 'foreign' ? r.foreign[0] : '',
+            r.state === 'partial' ? `missing ${r.missing.join(', ')}` : r.state === 'foreign' ? r.foreign[0] : r.trusted === false ? CODEX_TRUST_HINT : '',
           ]),
           ['HOOK', 'STATE', 'SCOPE', 'LAST RUN', 'DETAIL'],
         );
@@ -150,7 +154,14 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
         const failed = rows.filter((r) => !r.ok);
         const text = rows.length
           ? table(
-              rows.map((r) => [r.provider, r.scope, r.event, r.ok ? color.green('ok') : color.red('FAIL'), `${r.ms} ms / ${r.budget_ms} ms`, r.problems.join('; ')]),
+              rows.map((r) => [
+                r.provider,
+                r.scope,
+                r.event,
+                r.ok ? color.green(r.trusted === false ? 'ok, not trusted' : 'ok') : color.red('FAIL'),
+                `${r.ms} ms / ${r.budget_ms} ms`,
+                [...r.problems, ...(r.trusted === false ? [`Codex skips it until you trust it: ${CODEX_TRUST_HINT}`] : [])].join('; '),
+              ]),
               ['PROVIDER', 'SCOPE', 'EVENT', 'RESULT', 'TIME / BUDGET', 'PROBLEM'],
             )
           : [`no baton hook entries found${name ? ` for ${name}` : ''}: install them with baton install ${name ?? 'claude'}`];
@@ -175,7 +186,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           `logs       ${r.corrupt_logs.length} corrupt, ${r.torn_logs.length} torn`,
           `projection ${r.projections_behind.length} session(s) behind the log (WS202: normal after hook appends; rebuilt on the next read)`,
           `episodes   ${r.open_episodes.length} open`,
-          `wiring     ${r.wiring.map((w) => `${w.row}=${w.state}`).join(' ')}`,
+          `wiring     ${r.wiring.map((w) => `${w.row}=${wiringState(w).replace(', ', ',')}`).join(' ')}`,
           `node       ${r.node.version}${r.node.ok ? '' : ' (too old)'}`,
           `disk       ${r.disk.free_bytes === null ? '-' : `${mb(r.disk.free_bytes)} free`}`,
           '',

@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { type IndexHealth, indexHealth } from '../index/health.ts';
+import { CODEX_TRUST_HINT } from '../providers/codex-trust.ts';
 import { PROVIDERS } from '../providers/index.ts';
 import { type InstallContext, type WiringRow, wiring } from '../providers/install.ts';
 import { shellQuote } from '../hooks/shell.ts';
@@ -169,6 +170,8 @@ export function doctor(home: string, ctx: InstallContext, now: Date): DoctorRepo
       } else if (row.scopes.length > 1) {
         // The provider merges every scope and runs each matching handler: each event would run twice.
         P(`${row.row}: wired in ${row.scopes.join(' and ')} scope, so every event runs the hook ${row.scopes.length} times`, `baton uninstall ${name} --scope ${row.scopes[0]}`);
+      } else if (row.trusted === false) {
+        P(`${row.row}: wired, not trusted: Codex skips untrusted hooks without a word`, CODEX_TRUST_HINT);
       } else if (row.state === 'foreign') {
         P(`${row.row}: wired to another baton (${row.foreign[0]})`, `baton install ${name} --scope ${row.foreign[0].split(' ')[0]} --force`);
       }

@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { type InstallContext, batonEntries } from '../providers/install.ts';
+import { codexHookStates, codexTrusts } from '../providers/codex-trust.ts';
 import type { HookKind, ProviderAdapter, Scope } from '../providers/types.ts';
 
 export interface VerifyRow {
@@ -19,6 +20,8 @@ export interface VerifyRow {
   exit_code: number | null;
   problems: string[];
   would_write: unknown[] | null;
+  /** Codex only: whether Codex trusts this entry (it skips an untrusted one without a word); null elsewhere. */
+  trusted: boolean | null;
 }
 
 export function syntheticPayload(adapter: ProviderAdapter, kind: HookKind, sessionId: string, cwd: string): Record<string, unknown> {
@@ -63,7 +66,8 @@ export function stdoutProblem(adapter: ProviderAdapter, kind: HookKind, stdout: 
 
 export function verifyProvider(adapter: ProviderAdapter, ctx: InstallContext, env: NodeJS.ProcessEnv): VerifyRow[] {
   const rows: VerifyRow[] = [];
-  for (const { scope, entry, kind } of batonEntries(adapter, ctx)) {
+  const trust = adapter.name === 'codex' ? codexHookStates(ctx.userHome, env) : null;
+  for (const { scope, file, entry, kind } of batonEntries(adapter, ctx)) {
     const sessionId = `baton-verify-${randomBytes(6).toString('hex')}`;
     const payload = syntheticPayload(adapter, kind, sessionId, ctx.projectRoot);
     const budget = adapter.budgetMs[kind] ?? 10_000;
@@ -91,9 +95,12 @@ export function verifyProvider(adapter: ProviderAdapter, ctx: InstallContext, en
         if (j?.baton_verify) would = j.baton_verify.would_write ?? [];
       } catch {}
     }
+    // A moved or deleted checkout: Node cannot load the bin/baton.cjs the entry names.
+    const missing = /Cannot find module '([^']+)'/.exec(r.stderr ?? '');
     if (r.error) problems.push(`could not run: ${r.error.message}`);
-    if (r.status !== 0) problems.push(`exit code ${r.status ?? r.signal}`);
-    if (would === null) {
+    if (missing) problems.push(`cannot find baton at ${missing[1]} — run \`baton install ${adapter.name} --scope ${scope} --force\` from the baton you use now`);
+    else if (r.status !== 0) problems.push(`exit code ${r.status ?? r.signal}`);
+    if (would === null && !missing) {
       const said = (r.stderr ?? '').trim().split('\n')[0];
       problems.push(`the hook did not report a verify run${said ? ` (stderr: ${said})` : ''}: is baton reachable from this command?`);
     }
@@ -111,6 +118,7 @@ export function verifyProvider(adapter: ProviderAdapter, ctx: InstallContext, en
       exit_code: r.status,
       problems,
       would_write: would,
+      trusted: trust ? codexTrusts(trust, file, entry.event, entry.group, entry.hook) : null,
     });
   }
   return rows;

@@ -13,6 +13,7 @@ import { writeFileAtomic } from '../store/fsutil.ts';
 import { resolveHome } from '../store/home.ts';
 import { describeWorkspace } from '../store/workspace.ts';
 import { type HookEntryRef, addGroup, lineDiff, listEntries, removeEntries, replaceCommand } from './settings.ts';
+import { codexHookStates, codexTrusts } from './codex-trust.ts';
 import { shimText } from './shim.ts';
 import { ASPECTS, ASPECT_EVENTS, type Aspect, type HookKind, type ProviderAdapter, type Scope } from './types.ts';
 
@@ -272,6 +273,8 @@ export interface WiringRow {
   scopes: Scope[];
   missing: string[];
   foreign: string[];
+  /** Codex only: whether Codex trusts every baton entry of the row (it skips untrusted hooks without a word); null elsewhere. */
+  trusted: boolean | null;
 }
 
 /** One row per aspect: `claude` (prompt), `claude:session`, `claude:pointer`. */
@@ -280,19 +283,21 @@ export function rowName(provider: string, aspect: Aspect): string {
 }
 
 export function wiring(adapter: ProviderAdapter, ctx: InstallContext): WiringRow[] {
-  const found: { scope: Scope; entry: HookEntryRef; ours: boolean }[] = [];
-  for (const { scope, entries } of entriesByScope(adapter, ctx)) {
+  const found: { scope: Scope; file: string; entry: HookEntryRef; ours: boolean }[] = [];
+  for (const { scope, file, entries } of entriesByScope(adapter, ctx)) {
     const mine = stripAspects(commandFor(adapter, scope, ASPECTS, ctx));
     for (const e of entries) {
       if (!isBatonCommand(e.command, adapter.name)) continue;
-      found.push({ scope, entry: e, ours: stripAspects(e.command) === mine });
+      found.push({ scope, file, entry: e, ours: stripAspects(e.command) === mine });
     }
   }
+  const trust = adapter.name === 'codex' ? codexHookStates(ctx.userHome) : null;
   const rows: WiringRow[] = [];
   for (const aspect of ['prompt', 'session', 'pointer'] as Aspect[]) {
     const kinds = ASPECT_EVENTS[aspect];
     const supported = kinds.filter((k) => adapter.events[k]);
-    const row: WiringRow = { row: rowName(adapter.name, aspect), provider: adapter.name, aspect, state: 'absent', scopes: [], missing: [], foreign: [] };
+    const row: WiringRow = { row: rowName(adapter.name, aspect), provider: adapter.name, aspect, state: 'absent', scopes: [], missing: [], foreign: [], trusted: null };
+    let untrusted = 0;
     if (supported.length === 0) {
       row.state = 'unsupported';
       rows.push(row);
@@ -310,11 +315,13 @@ export function wiring(adapter: ProviderAdapter, ctx: InstallContext): WiringRow
       if (ours.length) {
         wired++;
         for (const h of ours) if (!row.scopes.includes(h.scope)) row.scopes.push(h.scope);
+        if (trust) untrusted += ours.filter((h) => !codexTrusts(trust, h.file, h.entry.event, h.entry.group, h.entry.hook)).length;
       } else {
         row.missing.push(event);
         for (const h of hits) row.foreign.push(`${h.scope} ${event}: ${h.entry.command}`);
       }
     }
+    if (trust && wired > 0) row.trusted = untrusted === 0;
     if (wired === kinds.length) row.state = 'wired';
     else if (wired > 0) row.state = 'partial';
     else if (row.foreign.length) row.state = 'foreign';
