@@ -87,6 +87,9 @@ export function foldEvent(v: SessionView, ev: StoredEvent): void {
       v.created_by = str(p.created_by) || ev.surface;
       v.created_at = ev.ts;
       break;
+    case 'session.titled':
+      v.title = str(p.title);
+      break;
     case 'session.updated':
       if (typeof p.title === 'string') v.title = p.title;
       if ('task_id' in p) v.task_id = (p.task_id as string) ?? null;

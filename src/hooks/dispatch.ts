@@ -101,7 +101,10 @@ export function runHook(inv: HookInvocation): HookOutput {
   const promptWriter = hookWriter(adapter.name, ev.providerSessionId, 'user');
   if (enabled('prompt') && ev.kind === 'prompt') {
     try {
-      queuePrompt(store, sessionId, adapter.name, ev.providerSessionId, promptPayload(ev.prompt ?? ''), promptWriter);
+      queuePrompt(store, sessionId, adapter.name, ev.providerSessionId, promptPayload(ev.prompt ?? ''), promptWriter, {
+        from: defaultTitle(adapter.name, ev.providerSessionId),
+        to: titleFromPrompt(ev.prompt ?? ''),
+      });
       promptQueued = true;
     } catch (e) {
       stderr.push(aspectLine('prompt', e));

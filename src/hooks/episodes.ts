@@ -7,7 +7,7 @@
 // reader catches up; a missing or unreadable cache is rebuilt from the log.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import type { StoredEvent } from '../core/events.ts';
+import type { EventInput, StoredEvent } from '../core/events.ts';
 import { isoMillis } from '../core/time.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore, Writer } from '../store/store.ts';
@@ -31,14 +31,20 @@ export interface EpisodeIndex {
   /** Bytes of events.jsonl folded into `open`. */
   offset: number;
   open: OpenEpisode[];
+  /** The session's title; `auto` while it is the one a hook gave at creation (a first prompt may replace it). */
+  title?: { text: string; auto: boolean } | null;
 }
 
-const emptyIndex = (): EpisodeIndex => ({ v: 1, offset: 0, open: [] });
+const emptyIndex = (): EpisodeIndex => ({ v: 1, offset: 0, open: [], title: null });
 
 /** Folds one event into the open set (the same reading as core/session.ts). */
-export function foldEpisodeEvent(idx: EpisodeIndex, ev: Pick<StoredEvent, 'type' | 'payload' | 'seq' | 'ts'>): void {
+export function foldEpisodeEvent(idx: EpisodeIndex, ev: Pick<StoredEvent, 'type' | 'payload' | 'seq' | 'ts' | 'surface'>): void {
   const p = ev.payload ?? {};
-  if (ev.type === 'episode.opened') {
+  if (ev.type === 'session.created') {
+    idx.title = { text: String(p.title ?? ''), auto: ev.surface.startsWith('hook:') };
+  } else if ((ev.type === 'session.updated' && typeof p.title === 'string') || ev.type === 'session.titled') {
+    idx.title = { text: String(p.title), auto: false };
+  } else if (ev.type === 'episode.opened') {
     idx.open.push({
       episode: String(p.episode ?? ''),
       provider: String(p.provider ?? ''),
@@ -60,7 +66,8 @@ export function foldEpisodeEvent(idx: EpisodeIndex, ev: Pick<StoredEvent, 'type'
 function readIndexFile(dir: string): EpisodeIndex | null {
   try {
     const j = JSON.parse(fs.readFileSync(join(dir, EPISODE_INDEX), 'utf8')) as EpisodeIndex;
-    if (j && j.v === 1 && Number.isInteger(j.offset) && Array.isArray(j.open)) return j;
+    // A cache from before titles were folded has no `title`: fold the log again, once.
+    if (j && j.v === 1 && Number.isInteger(j.offset) && Array.isArray(j.open) && 'title' in j) return j;
   } catch {}
   return null;
 }
@@ -93,7 +100,7 @@ export function loadEpisodes(dir: string): EpisodeIndex {
       const nl = buf.indexOf(10, start);
       if (nl < 0 || nl >= got) break;
       const line = buf.toString('utf8', start, nl);
-      if (line.includes('"type":"episode.') || line.includes('"type":"prompt.submitted"')) {
+      if (line.includes('"type":"episode.') || line.includes('"type":"prompt.submitted"') || line.includes('"type":"session.')) {
         let ev: StoredEvent;
         try {
           ev = JSON.parse(line);
@@ -238,10 +245,29 @@ export function closeEpisode(
  * (FsStore.rideAlong): the open episode is read from the cache now, the cache is brought up
  * to date under the mutex once the event is written.
  */
-export function queuePrompt(store: FsStore, sessionId: string, provider: string, providerSessionId: string, payload: Record<string, unknown>, writer: Writer): void {
+/**
+ * Queues the prompt to ride along with the session's next append. `retitle` names the
+ * default title a hook gave this session and the title its first prompt gives: while the
+ * session still carries exactly that default (nobody renamed it), one `session.titled`
+ * rides along too. Read from the episode cache, so no log fold on the prompt path.
+ */
+export function queuePrompt(
+  store: FsStore,
+  sessionId: string,
+  provider: string,
+  providerSessionId: string,
+  payload: Record<string, unknown>,
+  writer: Writer,
+  retitle?: { from: string; to: string | null },
+): void {
   const dir = store.dir(sessionId);
-  const ep = findOpen(loadEpisodes(dir), provider, providerSessionId);
-  store.rideAlong(sessionId, [{ type: 'prompt.submitted', surface: writer.surface, actor: writer.actor, payload: { episode: ep?.episode ?? null, ...payload } }], () => {
+  const idx = loadEpisodes(dir);
+  const ep = findOpen(idx, provider, providerSessionId);
+  const events: EventInput[] = [{ type: 'prompt.submitted', surface: writer.surface, actor: writer.actor, payload: { episode: ep?.episode ?? null, ...payload } }];
+  if (retitle?.to && idx.title?.auto && idx.title.text === retitle.from && retitle.to !== retitle.from) {
+    events.push({ type: 'session.titled', surface: writer.surface, actor: 'system', payload: { title: retitle.to, from: 'prompt' } });
+  }
+  store.rideAlong(sessionId, events, () => {
     saveEpisodes(dir, loadEpisodes(dir));
   });
 }

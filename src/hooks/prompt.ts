@@ -35,7 +35,9 @@ export function promptPayload(original: string): Record<string, unknown> {
   return out;
 }
 
-/** A session title from a prompt: its first non-empty line, at most 80 characters. */
+export const TITLE_MAX = 60;
+
+/** A session title from a prompt: its first non-empty line, redacted, at most 60 characters. */
 export function titleFromPrompt(prompt: string): string | null {
   const line = prompt
     .split(/\r?\n/)
@@ -43,5 +45,5 @@ export function titleFromPrompt(prompt: string): string | null {
     .find((l) => l.length > 0);
   if (!line) return null;
   const t = redactText(line);
-  return t.length > 80 ? `${t.slice(0, 79)}…` : t;
+  return t.length > TITLE_MAX ? `${t.slice(0, TITLE_MAX - 1)}…` : t;
 }

@@ -84,6 +84,7 @@ export function eventText(ev: StoredEvent): string {
   switch (ev.type) {
     case 'session.created':
     case 'session.updated':
+    case 'session.titled':
       return str(p.title);
     case 'context.appended': {
       const tags = Array.isArray(p.tags) ? (p.tags as unknown[]).filter((t) => typeof t === 'string').join(' ') : '';
@@ -127,6 +128,7 @@ export function projectEvent(row: SessionRow, ev: StoredEvent, lineStart: number
       break;
     }
     case 'session.updated':
+    case 'session.titled':
       if (typeof p.title === 'string') {
         row.title = p.title;
         row.title_seq = ev.seq;

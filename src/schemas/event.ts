@@ -46,6 +46,12 @@ export const EventPayloads = {
     task_id: z.string().nullable().optional(),
     allowed_runtimes: z.array(Runtime).optional(),
   }),
+  'session.titled': z
+    .strictObject({
+      title: z.string().min(1),
+      from: z.enum(['prompt']),
+    })
+    .meta({ description: "a hook-created session's default title replaced by its first prompt (no lease needed; a title a person gave is never replaced)" }),
   'session.resumed': z.strictObject({
     from_seq: NonNegInt,
     workspace_override: z.string().min(1).optional(),

@@ -41,6 +41,7 @@ export function manifestFromView(v: SessionView, state: Manifest['status']['stat
 export function patchManifest(m: Manifest, events: StoredEvent[], state: Manifest['status']['state']): Manifest {
   const out: Manifest = { ...m, status: { ...m.status } };
   for (const ev of events) {
+    if (ev.type === 'session.titled') out.title = String(ev.payload.title);
     if (ev.type === 'session.updated') {
       if (typeof ev.payload.title === 'string') out.title = ev.payload.title;
       if ('task_id' in ev.payload) out.task_id = (ev.payload.task_id as string) ?? null;
