@@ -50,7 +50,7 @@ function parseRevision(v: string): number {
 }
 
 export function registerPointerCommands(program: Command, globals: () => GlobalOptions): void {
-  const pointer = program.command('pointer').description('the task pointer: publish by compare-and-swap, show, report, migrate (pointer.md)');
+  const pointer = program.command('pointer').description('the task pointer: publish by compare-and-swap, show, report, migrate (docs/pointer.md)');
 
   pointer
     .command('publish')

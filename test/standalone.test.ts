@@ -1,0 +1,48 @@
+// The repository stands alone: nothing in it reads or names the workspace outside it, and
+// docs/codes.md lists every error code the sources can emit.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { FIXTURES, ROOT } from './helpers.ts';
+
+function trackedFiles(): string[] {
+  const r = spawnSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.split('\n').filter((f) => f && !f.startsWith('node_modules/') && fs.existsSync(join(ROOT, f)));
+}
+
+test('no file of the repository reads or names ../shared (the project workspace outside it)', () => {
+  assert.ok(FIXTURES.startsWith(ROOT), 'the provider fixtures live inside the repository');
+  const outside = /\.\.\/shared\b|\/work\/shared\b|shared\/(spec|fixtures|seeds|research)\b/;
+  const self = 'test/standalone.test.ts';
+  const hits = trackedFiles()
+    .filter((f) => f !== self && !/\.(png|jpg|db|gz|zip)$/.test(f))
+    .filter((f) => outside.test(fs.readFileSync(join(ROOT, f), 'utf8')));
+  assert.deepEqual(hits, []);
+});
+
+test('help texts point to docs/ or nowhere, never to a bare contract page like (pointer.md)', () => {
+  const src = trackedFiles().filter((f) => f.startsWith('src/cli/') && f.endsWith('.ts'));
+  for (const f of src) {
+    for (const m of fs.readFileSync(join(ROOT, f), 'utf8').matchAll(/\.(?:description|option|argument)\(([^)]*)\)/g)) {
+      assert.ok(!/\((?!docs\/)[a-z-]+\.md\b/.test(m[1]), `${f}: ${m[1]}`);
+    }
+  }
+});
+
+test('docs/codes.md lists every error code the sources emit', () => {
+  const codes = new Set<string>();
+  for (const f of trackedFiles().filter((x) => x.startsWith('src/') && x.endsWith('.ts'))) {
+    const text = fs.readFileSync(join(ROOT, f), 'utf8');
+    for (const m of text.matchAll(/\b(WS|HK|EP)\d{3}\b/g)) codes.add(m[0]);
+    for (const m of text.matchAll(/\bfail\('([A-Z_0-9]+)'/g)) codes.add(m[1]);
+    for (const m of text.matchAll(/\b(?:code|error|detail): '([A-Z][A-Z_]{3,})'/g)) codes.add(m[1]);
+  }
+  codes.delete('WS301'); // reserved for `skill check` (not built yet): named in src/core/errors.ts only
+  const doc = fs.readFileSync(join(ROOT, 'docs', 'codes.md'), 'utf8');
+  const missing = [...codes].filter((c) => !doc.includes(`\`${c}\``)).sort();
+  assert.deepEqual(missing, []);
+  assert.ok(codes.size > 30, `found ${codes.size} codes`);
+});
