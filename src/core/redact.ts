@@ -35,7 +35,12 @@ export interface Rule {
    * rule, which is then never even compiled (most prompts pay for a handful of rules).
    */
   lead?: string;
-  /** `i`: the whole rule ignores case (keywords such as `password`, `Authorization`). */
+  /**
+   * `i`: the rule ignores case (keywords such as `password`, `Authorization`). Its source is
+   * written in lower case and runs on a lower-cased copy of the text (same length, so the
+   * positions hold): a case-insensitive regex costs V8 milliseconds to compile, a hook
+   * cannot afford that.
+   */
   flags?: 'i';
   /** Where the match may start (the character before it): for rules whose anchor is a word. */
   start?: (text: string, at: number) => boolean;
@@ -101,10 +106,11 @@ function basicPair(s: string): boolean {
 // Generic assignments: NAME_KEY=…, apiKey: …, "password": "…", KEY=…. The keyword must end
 // the name (see nameSegment), then a separator, then a value that is not code.
 const SEP = `["'\`]?[ \\t]{0,4}(?:=>|:=|=|:)[ \\t]{0,4}`;
-/** Placeholders, type names, an already redacted value, a PEM header (its own rule). */
-const NOT_A_VALUE = '(?![$<{(%\\[]|-----|process\\.env|os\\.environ|(?:string|number|boolean|bool|null|undefined|true|false|none|str|bytes|int|any|object|unknown)\\b)';
+/** Not a value: a placeholder, a type name, an already redacted value, a PEM header (its own rule). */
+const NOT_A_VALUE = '(?!["\']?(?:[$<{(%\\[]|-----|process\\.env|os\\.environ|(?:string|number|boolean|bool|null|undefined|true|false|none|str|bytes|int|any|object|unknown)\\b))';
+/** A value of at least `min` characters: quoted (up to its closing quote) or bare (up to a space or separator). */
 function value(min: number): string {
-  return `(?:"${NOT_A_VALUE}(?<s>[^"\\n]{${min},300})(?=")|'${NOT_A_VALUE}(?<s2>[^'\\n]{${min},300})(?=')|${NOT_A_VALUE}(?<s3>[^\\s"'\`,;]{${min},300}))`;
+  return `${NOT_A_VALUE}(?:"(?<s>[^"\\n]{${min},300})(?=")|'(?<s2>[^'\\n]{${min},300})(?=')|(?<s3>[^\\s"'\`,;]{${min},300}))`;
 }
 
 /**
@@ -126,7 +132,7 @@ export const RULES: readonly Rule[] = [
   { id: 'aws-secret-key-prose', src: '(?:secret|aws)[^\\n]{0,80}?(?<![A-Za-z0-9/+=])(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])', flags: 'i', check: mixed40, refs: ['secretlint:aws', 'gitleaks:generic-api-key'] },
   { id: 'aws-bedrock-key', ...tok('ABSK', '', AN, '[A-Za-z0-9+/]{109,269}={0,2}'), refs: ['gitleaks:aws-amazon-bedrock-api-key-long-lived'] },
   { id: 'gcp-api-key', ...tok('AIza', '', TK, '[A-Za-z0-9_-]{35}'), refs: ['gitleaks:gcp-api-key'] },
-  { id: 'azure-storage-key', lead: 'key=', src: 'Key=(?<=(?:Account|SharedAccess)Key=)(?<s>[A-Za-z0-9+/]{20,100}={0,2})', flags: 'i', refs: ['gitleaks:generic-api-key'] },
+  { id: 'azure-storage-key', lead: 'key=', src: 'key=(?<=(?:account|sharedaccess)key=)(?<s>[A-Za-z0-9+/]{20,100}={0,2})', flags: 'i', refs: ['gitleaks:generic-api-key'] },
   { id: 'azure-sas-signature', lead: 'sig=', src: 'sig=(?<=[?&;]sig=)(?<s>[A-Za-z0-9%+/=]{16,200})', refs: ['gitleaks:generic-api-key'] },
   { id: 'azure-ad-client-secret', lead: 'Q~', src: 'Q~(?<=(?<![A-Za-z0-9_~.])(?<s>[A-Za-z0-9_~.]{3}[0-9]Q~))(?<s2>[A-Za-z0-9_~.-]{31,34})', refs: ['gitleaks:azure-ad-client-secret'] },
   { id: 'alibaba-access-key-id', ...tok('LTAI', '', AN, '[A-Za-z0-9]{20}'), refs: ['gitleaks:alibaba-access-key-id'] },
@@ -163,7 +169,7 @@ export const RULES: readonly Rule[] = [
   { id: 'gitlab-runner-registration', ...tok('GR1348941', '', TK, '[A-Za-z0-9_-]{20}'), refs: ['gitleaks:gitlab-rrt'] },
   { id: 'gitlab-session-cookie', lead: '_gitlab_session=', src: '_gitlab_session=(?<s>[0-9a-z]{32})', refs: ['gitleaks:gitlab-session-cookie'] },
   { id: 'npm-token', ...tok('npm_', '', TK, '[A-Za-z0-9]{36}'), refs: ['gitleaks:npm-access-token', 'secretlint:npm'] },
-  { id: 'npmrc-auth', lead: '_auth', src: '_auth(?:Token)?[ \\t]{0,4}=[ \\t]{0,4}(?<s>[^\\s$][^\\s]{0,299})', flags: 'i', refs: ['secretlint:npm'] },
+  { id: 'npmrc-auth', lead: '_auth', src: '_auth(?:token)?[ \\t]{0,4}=[ \\t]{0,4}(?<s>[^\\s$][^\\s]{0,299})', flags: 'i', refs: ['secretlint:npm'] },
   { id: 'pypi-token', ...tok('pypi-AgE', '', TK, '[A-Za-z0-9_-]{50,1000}'), refs: ['gitleaks:pypi-upload-token'] },
   { id: 'rubygems-token', ...tok('rubygems_', '', TK, '[a-f0-9]{48}'), refs: ['gitleaks:rubygems-api-token'] },
   { id: 'clojars-token', ...tok('clojars_', '', TK, '[A-Za-z0-9]{60}'), flags: 'i', refs: ['gitleaks:clojars-api-token'] },
@@ -226,7 +232,7 @@ export const RULES: readonly Rule[] = [
   { id: 'basic-credentials', lead: 'basic', flags: 'i', src: 'basic[ \\t]{1,4}(?<s>[A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=])', start: wordStart, check: basicPair, refs: ['gitleaks:curl-auth-header', 'secretlint:basicauth'] },
   { id: 'curl-user', lead: '-u', src: '(?:-u|--user)[ =]{1,3}["\']?[^\\s:"\']{1,100}:(?<s>[^\\s"\']{3,200})', start: flagStart, refs: ['gitleaks:curl-auth-user'] },
   { id: 'url-password', lead: '://', src: '://[^\\s:/@]{1,256}:(?<s>[^\\s@/]{1,256})(?=@)', refs: ['secretlint:basicauth', 'secretlint:database-connection-string', 'gitleaks:sidekiq-sensitive-url'] },
-  { id: 'nuget-password', lead: '<add key=', src: '<add key="(?:ClearText)?password"\\s{0,4}value="(?<s>[^"\\n]{1,300})(?=")', flags: 'i', refs: ['gitleaks:nuget-config-password'] },
+  { id: 'nuget-password', lead: '<add key=', src: '<add key="(?:cleartext)?password"\\s{0,4}value="(?<s>[^"\\n]{1,300})(?=")', flags: 'i', refs: ['gitleaks:nuget-config-password'] },
   { id: 'generic-password', lead: 'pass', src: `pass(?:word|wd|phrase)?${SEP}${value(4)}`, flags: 'i', start: nameSegment, refs: ['gitleaks:generic-api-key', 'gitleaks:hashicorp-tf-password'] },
   { id: 'generic-pwd', lead: 'pwd', src: `pwd${SEP}${value(4)}`, flags: 'i', start: nameSegment, refs: ['gitleaks:generic-api-key'] },
   { id: 'generic-key', lead: 'key', src: `key${SEP}${value(8)}`, flags: 'i', start: keyName, check: secretish, refs: ['gitleaks:generic-api-key', 'secretlint:aws'] },
@@ -276,25 +282,29 @@ function regexOf(i: number): RegExp {
   let re = compiled[i];
   if (!re) {
     const r = RULES[i];
-    re = new RegExp(r.src.replace(/\(\?<s[23]?>/g, '('), `g${r.flags ?? ''}`);
+    re = new RegExp(r.src.replace(/\(\?<s[23]?>/g, '('), 'g');
     compiled[i] = re;
   }
   return re;
 }
 
-/** Adds the secret spans (start, end pairs) every rule finds in the text. */
+/** The text in lower case, character for character (a few non-ASCII letters grow when lowered). */
+function lowerSameLength(text: string): string {
+  const lower = text.toLowerCase();
+  return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+}
+
+/** Adds the secret spans (start, end pairs) every rule finds in the text (the i rules read it lower-cased). */
 function collect(text: string, spans: number[]): void {
   let lower: string | undefined;
   for (let i = 0; i < RULES.length; i++) {
     const rule = RULES[i];
-    if (rule.lead !== undefined) {
-      const hay = rule.flags === 'i' ? (lower ??= text.toLowerCase()) : text;
-      if (!hay.includes(rule.lead)) continue;
-    }
+    const hay = rule.flags === 'i' ? (lower ??= lowerSameLength(text)) : text;
+    if (rule.lead !== undefined && !hay.includes(rule.lead)) continue;
     const re = regexOf(i);
     const ends: EndCache = { from: -1, at: -1 };
     re.lastIndex = 0;
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    for (let m = re.exec(hay); m !== null; m = re.exec(hay)) {
       const start = m.index;
       let end = start + m[0].length;
       if (rule.start && !rule.start(text, start)) {
