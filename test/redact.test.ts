@@ -1,49 +1,124 @@
-// The default secret patterns: each kind is caught, ordinary text is kept, and long
-// payloads are scanned in chunks without missing a secret on a chunk border.
+// The default rules: every rule of the table catches its realistic sample (FAKE, built at run
+// time: test/fixtures/secret-samples.ts), ordinary prose, code, hashes and ids survive, the
+// secret parts of overlapping findings are merged, and the PEM scan is structurally bounded.
+// Speed is the bench's business (redact.worst), never asserted here.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { REDACTED, redactText, redactValue } from '../src/core/redact.ts';
+import { PEM_MAX_CHARS, REDACTED, RULES, redactDefault, redactText, redactValue, userPattern } from '../src/core/redact.ts';
+import { AN, NEAR_MISSES, SAMPLES, fake } from './fixtures/secret-samples.ts';
 
-const SECRETS: Record<string, string> = {
-  pem: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----',
-  aws: 'AKIAIOSFODNN7EXAMPLE',
-  github: 'ghp_1234567890abcdefghijklmnopqrstuvwxyz',
-  githubFine: 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOP',
-  gitlab: 'glpat-abcdefghij1234567890',
-  slack: 'xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx',
-  openai: 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD',
-  anthropic: 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789-ABCDEFGH',
-  jwt: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
-};
-
-test('every default kind of secret is replaced by <redacted>', () => {
-  for (const [kind, secret] of Object.entries(SECRETS)) {
-    const out = redactText(`before ${secret} after`);
-    assert.ok(!out.includes(secret), kind);
-    assert.ok(out.includes(REDACTED), kind);
-    assert.ok(out.startsWith('before ') && out.endsWith(' after'), `${kind}: surrounding text kept`);
+test('the table: unique ids, each with a reference rule and a sample', () => {
+  const ids = RULES.map((r) => r.id);
+  assert.equal(new Set(ids).size, ids.length, 'ids are unique');
+  const sampled = new Set(SAMPLES.map((s) => s.id));
+  for (const r of RULES) {
+    assert.ok(r.refs.length > 0 && r.refs.every((x) => /^(gitleaks|secretlint):[a-z0-9-]+$/.test(x)), `${r.id}: reference rules`);
+    assert.ok(sampled.has(r.id), `${r.id} has a sample`);
+    if (r.flags === 'i') {
+      // An i rule runs on lower-cased text: outside character classes it has no capital.
+      assert.equal(r.lead ?? '', (r.lead ?? '').toLowerCase(), `${r.id}: lead in lower case`);
+      assert.doesNotMatch(r.src.replace(/\[[^\]]*\]/g, '').replace(/\\[a-zA-Z]/g, ''), /[A-Z]/, `${r.id}: source in lower case`);
+    }
   }
 });
 
-test('assignments keep their key and lose their value', () => {
-  assert.equal(redactText('password=hunter22 and secret: "s3cr3tvalue" token=abcd1234'), `password=${REDACTED} and secret: "${REDACTED}" token=${REDACTED}`);
-  assert.equal(redactText('postgres://app:pa55word@db.example/x'), `postgres://app:${REDACTED}@db.example/x`);
+test('every sample loses its secret and keeps the text around it', () => {
+  for (const s of SAMPLES) {
+    const r = redactDefault(s.text);
+    assert.ok(!r.text.includes(s.secret), `${s.id}: ${JSON.stringify(r.text).slice(0, 200)}`);
+    assert.ok(r.count >= 1 && r.text.includes(REDACTED), s.id);
+    const at = s.text.indexOf(s.secret);
+    // What comes before the secret's rule-anchor is kept (the key name, the scheme, the prose).
+    const before = s.text.slice(0, Math.max(0, at - 40));
+    assert.ok(r.text.startsWith(before.slice(0, Math.min(before.length, 8))), `${s.id}: the start is kept`);
+  }
 });
 
-test('ordinary prose and code are left alone', () => {
-  const text = 'The password rule is documented in AUTH.md; skip tokens shorter than four.\nconst x = a.b.c;';
-  assert.equal(redactText(text), text);
+test('each rule catches its own sample on its own (no rule hides behind another)', () => {
+  for (const s of SAMPLES) {
+    const rule = RULES.find((r) => r.id === s.id);
+    assert.ok(rule, s.id);
+    const re = new RegExp(rule.src.replace(/\(\?<s[23]?>/g, '('), 'g');
+    assert.ok(re.test(rule.flags === 'i' ? s.text.toLowerCase() : s.text), `${s.id}: its pattern matches its sample`);
+  }
 });
 
-test('a 10 MB payload is scanned whole: secrets at chunk borders and at the end are caught', () => {
+test('near-misses are left alone: prose, code, git shas, hashes, uuids, placeholders', () => {
+  for (const t of NEAR_MISSES) {
+    const r = redactDefault(t);
+    assert.equal(r.text, t, t);
+    assert.equal(r.count, 0, t);
+  }
+});
+
+test('assignments keep their name and lose their value, whatever the separator or quoting', () => {
+  const v = `${fake(AN, 14, 300)}9`;
+  const cases: [string, string][] = [
+    [`DB_PASSWORD=${v}`, `DB_PASSWORD=${REDACTED}`],
+    [`AWS_SECRET_ACCESS_KEY=${v}`, `AWS_SECRET_ACCESS_KEY=${REDACTED}`],
+    [`MY_API_KEY: ${v}`, `MY_API_KEY: ${REDACTED}`],
+    [`SERVICE_TOKEN = '${v}'`, `SERVICE_TOKEN = '${REDACTED}'`],
+    [`{"password": "${v}"}`, `{"password": "${REDACTED}"}`],
+    [`clientSecret: "${v}"`, `clientSecret: "${REDACTED}"`],
+    [`api_key => ${v}`, `api_key => ${REDACTED}`],
+    [`KEY=${v}`, `KEY=${REDACTED}`],
+    [`password=hunter22 and secret: "s3cr3tvalue" token=abcd1234`, `password=${REDACTED} and secret: "${REDACTED}" token=${REDACTED}`],
+  ];
+  for (const [input, want] of cases) assert.equal(redactText(input), want, input);
+});
+
+test('URLs, headers and curl flags keep their shape', () => {
+  const p = fake(AN, 12, 301);
+  assert.equal(redactText(`postgres://app:${p}@db.example/x`), `postgres://app:${REDACTED}@db.example/x`);
+  assert.equal(redactText(`Authorization: Bearer ${p}${p}`), `Authorization: Bearer ${REDACTED}`);
+  assert.equal(redactText(`curl -u admin:${p} https://x`), `curl -u admin:${REDACTED} https://x`);
+});
+
+test('overlapping findings become one <redacted>; redacting twice changes nothing more', () => {
+  const jwt = SAMPLES.find((s) => s.id === 'jwt')?.secret as string;
+  const text = `Authorization: Bearer ${jwt}`;
+  const once = redactDefault(text);
+  assert.equal(once.text, `Authorization: Bearer ${REDACTED}`);
+  assert.equal(once.count, 1);
+  const all = SAMPLES.map((s) => s.text).join('\n');
+  const r1 = redactDefault(all);
+  const r2 = redactDefault(r1.text);
+  assert.equal(r2.text, r1.text);
+  assert.equal(r2.count, 0);
+});
+
+test('a PEM block: the header opens it, the END line closes it; without END the body is taken', () => {
+  const body = Array.from({ length: 5 }, (_, i) => fake(`${AN}+/`, 64, 400 + i)).join('\n');
+  const head = `-----${'BEGIN'} EC PRIVATE KEY-----`;
+  const tail = `-----${'END'} EC PRIVATE KEY-----`;
+  assert.equal(redactText(`a\n${head}\n${body}\n${tail}\nb`), `a\n${REDACTED}\nb`);
+  // Truncated paste: no END. The header and the base64 lines go; the prose after survives.
+  assert.equal(redactText(`a\n${head}\n${body}\n\nthen we deploy`), `a\n${REDACTED}\nthen we deploy`);
+  assert.equal(redactText(`"${head}\\n${body.replace(/\n/g, '\\n')}\\n", "next": 1`), `"${REDACTED}", "next": 1`);
+  // An END farther than PEM_MAX_CHARS does not swallow the text in between.
+  const far = `${head}\n${body}\n${'x'.repeat(PEM_MAX_CHARS + 10)}\n${tail}`;
+  const r = redactText(far);
+  assert.ok(!r.includes(body.slice(0, 64)) && r.includes('x'.repeat(1000)));
+  // The issue's input: header lines repeated. All of it goes (touching findings merge into one).
+  const out = redactDefault(`${head}\n`.repeat(5000));
+  assert.equal(out.text, REDACTED);
+  assert.equal(redactDefault(`${head}\n${'.. '.repeat(2)}`.repeat(3)).text, `${REDACTED}.. .. ${REDACTED}.. .. ${REDACTED}.. .. `);
+});
+
+test('a 10 MB payload is scanned whole: secrets anywhere are caught', () => {
   const filler = 'lorem ipsum dolor sit amet, consectetur adipiscing elit\n';
-  let big = '';
-  while (big.length < 10 * 1024 * 1024) big += filler;
-  const at = [256 * 1024 - 10, 3 * 256 * 1024 - 5, big.length - 100];
+  const big = filler.repeat(Math.ceil((10 * 1024 * 1024) / filler.length));
+  const gh = SAMPLES.find((s) => s.id === 'github-token')?.secret as string;
+  const at = [10, 256 * 1024 - 10, 3 * 256 * 1024 - 5, big.length - 100];
   let s = big;
-  for (const p of at.reverse()) s = `${s.slice(0, p)} ${SECRETS.aws} ${s.slice(p)}`;
-  const out = redactValue({ text: s, nested: [{ key: SECRETS.github }] });
-  assert.ok(!out.text.includes(SECRETS.aws));
-  assert.equal(out.text.split(REDACTED).length - 1, 3);
+  for (const p of at.reverse()) s = `${s.slice(0, p)} ${gh} ${s.slice(p)}`;
+  const out = redactValue({ text: s, nested: [{ key: gh }] });
+  assert.ok(!out.text.includes(gh));
+  assert.equal(out.text.split(REDACTED).length - 1, 4);
   assert.equal(out.nested[0].key, REDACTED);
+});
+
+test('user patterns (session redact) replace their matches only, not the default rules', () => {
+  const gh = SAMPLES.find((s) => s.id === 'github-token')?.secret as string;
+  assert.equal(redactText(`codename falcon and ${gh}`, [userPattern('falcon')]), `codename ${REDACTED} and ${gh}`);
 });

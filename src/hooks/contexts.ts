@@ -5,6 +5,7 @@
 // before episode.opened, so a crash leaves at worst a context file no event names.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { redactText } from '../core/redact.ts';
 import { isoMillis } from '../core/time.ts';
 import { FILE_MODE, ensureDir } from '../store/fsutil.ts';
 import { contextStamp } from './episodes.ts';
@@ -62,7 +63,8 @@ export function writeFrozenContext(sessionDir: string, s: FreezeSpec): string {
   const rel = `${CONTEXTS_DIR}/${contextStamp(s.now)}--${s.episode}.md`;
   const fd = fs.openSync(join(sessionDir, rel), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, FILE_MODE);
   try {
-    fs.writeSync(fd, frozenContextText(s));
+    // What was injected is kept as it was, but for secrets (a pointer stored before they were redacted).
+    fs.writeSync(fd, frozenContextText({ ...s, injected: redactText(s.injected) }));
   } finally {
     fs.closeSync(fd);
   }

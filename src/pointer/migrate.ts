@@ -5,6 +5,7 @@
 // store through the same CAS commit as a publish (journal record, pointer.published event),
 // and refuses (STATE_EXISTS) when the session already has a pointer state.
 import { fail, isBatonError } from '../core/errors.ts';
+import { redactDefault } from '../core/redact.ts';
 import { SESSION_ID_RE } from '../core/ids.ts';
 import { StrictJsonFailure, parseStrictJson } from '../core/strict-json.ts';
 import { isoSeconds } from '../core/time.ts';
@@ -36,7 +37,8 @@ export function envelopeToState(raw: Uint8Array, random: RandomBytes = systemRan
   const task = typeof r.task_id === 'string' ? r.task_id.toLowerCase() : '';
   if (!UUID_V4_RE.test(task)) bad('task_id must be a UUID v4');
   if (typeof r.text !== 'string') bad('text must be a string');
-  const text = normalizeText(r.text);
+  // Secrets never reach state.json, whatever way the text comes in (store.md, Secrets).
+  const text = redactDefault(normalizeText(r.text)).text;
   const p = textProblem(text);
   if (p) bad(`text ${p}`);
   const t = typeof r.written_at === 'string' ? Date.parse(r.written_at) : Number.NaN;

@@ -5,6 +5,10 @@
 // A request for a session baton does not know yet (the pointer's session id is the
 // provider's session id) creates that session first (created_by cli), but only when the
 // CAS would accept it: a refused request creates nothing.
+// Secrets in pointer_text are redacted before anything is written (store.md, Secrets): the
+// state, the journal's digest and byte count, context.md and every injected context see the
+// redacted text; the success receipt adds `redacted` (how many) when there were any.
+import { redactDefault } from '../core/redact.ts';
 import { parseStrictJson, StrictJsonFailure } from '../core/strict-json.ts';
 import { SESSION_ID_RE } from '../core/ids.ts';
 import type { FsStore, Writer } from '../store/store.ts';
@@ -129,7 +133,17 @@ export function parseRequest(raw: Uint8Array): ParsedRequest {
 }
 
 export type Receipt =
-  | { ok: true; session_id: string; generation: string; revision: number; status: PointerStatus; journal_appended: boolean; journal_error: 'JOURNAL_APPEND_FAILED' | null }
+  | {
+      ok: true;
+      session_id: string;
+      generation: string;
+      revision: number;
+      status: PointerStatus;
+      journal_appended: boolean;
+      journal_error: 'JOURNAL_APPEND_FAILED' | null;
+      /** Secrets replaced by `<redacted>` in the stored text; present only when > 0. */
+      redacted?: number;
+    }
   | { ok: false; error: 'STALE_GENERATION' | 'STALE_REVISION'; current_generation: string; current_revision: number }
   | { ok: false; error: 'INVALID_REQUEST'; detail: RequestDetail; field?: string; message: string }
   | { ok: false; error: PointerErrorCode; message: string; cause?: string | null };
@@ -151,8 +165,21 @@ function stale(cur: Observed, code: 'STALE_GENERATION' | 'STALE_REVISION'): Rece
   return { ok: false, error: code, current_generation: cur.generation, current_revision: cur.revision };
 }
 
+/** The request with its pointer text redacted, or the refusal when the redacted text breaks a rule. */
+function redactRequest(req: PublishRequest): { req: PublishRequest; redacted: number } | { refusal: Receipt } {
+  if (req.pointer_text === null) return { req, redacted: 0 };
+  const r = redactDefault(req.pointer_text);
+  if (r.count === 0) return { req, redacted: 0 };
+  const p = textProblem(r.text);
+  if (p) return { refusal: requestRefusal({ detail: 'INVALID_FIELD:pointer_text', field: 'pointer_text', message: `pointer_text ${p} once its secrets are redacted` }) };
+  return { req: { ...req, pointer_text: r.text }, redacted: r.count };
+}
+
 /** Runs the CAS for a valid request and returns its receipt (never throws for a refusal). */
-export function publish(store: FsStore, req: PublishRequest, opts: PublishOptions): Receipt {
+export function publish(store: FsStore, sent: PublishRequest, opts: PublishOptions): Receipt {
+  const clean = redactRequest(sent);
+  if ('refusal' in clean) return clean.refusal;
+  const req = clean.req;
   const id = req.session_id;
   const dir = store.dir(id);
   const now = opts.now ?? store.clock();
@@ -195,6 +222,7 @@ export function publish(store: FsStore, req: PublishRequest, opts: PublishOption
     status: c.state.status,
     journal_appended: c.journal_appended,
     journal_error: c.journal_error,
+    ...(clean.redacted > 0 ? { redacted: clean.redacted } : {}),
   };
 }
 

@@ -116,6 +116,7 @@ export const PublishReceipt = z
       status: PointerStatus,
       journal_appended: z.boolean(),
       journal_error: z.literal('JOURNAL_APPEND_FAILED').nullable(),
+      redacted: z.int().min(1).optional().meta({ description: 'secrets replaced by <redacted> in the stored pointer_text; present only when > 0' }),
     }),
     z.strictObject({
       ok: z.literal(false),

@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../core/events.ts';
+import { redactText } from '../core/redact.ts';
 import { type SessionView, type Workspace, presentText } from '../core/session.ts';
 import { fileKey, readFileOrNull, writeFileAtomic } from './fsutil.ts';
 import { dropFd, heldFd } from './heldfd.ts';
@@ -101,13 +102,17 @@ export function patchManifestAfterAppend(dir: string, events: StoredEvent[], sta
   return true;
 }
 
-/** The pointer as context.md shows it (state.json read tolerantly; the pointer module owns the format). */
+/**
+ * The pointer as context.md and the retrospective show it (state.json read tolerantly; the
+ * pointer module owns the format). The text is redacted again: a state written before the
+ * publisher redacted must not carry its secrets into another file.
+ */
 export function pointerSummary(dir: string): { status: string; revision: number; text: string | null } | null {
   const buf = readFileOrNull(join(dir, 'state.json'));
   if (!buf) return null;
   try {
     const s = JSON.parse(buf.toString('utf8'));
-    return { status: String(s.status), revision: Number(s.revision) || 0, text: typeof s.pointer_text === 'string' ? s.pointer_text : null };
+    return { status: String(s.status), revision: Number(s.revision) || 0, text: typeof s.pointer_text === 'string' ? redactText(s.pointer_text) : null };
   } catch {
     return { status: 'CORRUPT', revision: 0, text: null };
   }

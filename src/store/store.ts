@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { type Actor, type EventInput, type StoredEvent, SURFACE_KINDS, checkEventType, isSurface, needsLease, surfaceKind } from '../core/events.ts';
 import { checkSessionId, generatedId } from '../core/ids.ts';
-import { redactValue } from '../core/redact.ts';
+import { redactText, redactValue } from '../core/redact.ts';
 import { type SessionView, type Workspace, emptyView, foldEvent } from '../core/session.ts';
 import { type Clock, isoMillis, systemClock } from '../core/time.ts';
 import { noteSessionChanged } from './feed.ts';
@@ -153,7 +153,9 @@ export class FsStore {
     if (opts.id !== undefined) checkSessionId(opts.id);
     this.checkRuntimes(opts.allowedRuntimes);
     this.ensureRoot();
-    let id = opts.id ?? generatedId(opts.title, this.now().getTime());
+    // The title is redacted in its event like every payload; the id made from it must be too.
+    const title = redactText(opts.title);
+    let id = opts.id ?? generatedId(title, this.now().getTime());
     for (let attempt = 0; ; attempt++) {
       try {
         fs.mkdirSync(this.dir(id), { mode: DIR_MODE });
@@ -166,7 +168,7 @@ export class FsStore {
           fail('WS004', `session ${id} already exists`, { session: id });
         }
         if (attempt > 20) throw e;
-        id = generatedId(opts.title, this.now().getTime(), Math.floor(this.random() * 36 ** 4).toString(36).padStart(4, '0'));
+        id = generatedId(title, this.now().getTime(), Math.floor(this.random() * 36 ** 4).toString(36).padStart(4, '0'));
       }
     }
     const events = withMutex(this.dir(id), () => {
