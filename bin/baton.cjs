@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The one entry of the `baton` command. `baton hook ...` runs on every prompt of every
-// agent session, so it loads only the small hook bundle (no commander, no SQLite);
+// agent session, so it loads only the small hook bundle (no commander, no SQLite), through
+// its loader, which keeps V8's code cache of the bundle in the store's home;
 // `session list` (what a resume picker runs) loads dist/list.cjs, which hands anything it
 // does not parse to the full command line; everything else loads the full command line.
 'use strict';
 const s = process.argv.indexOf('session');
-if (process.argv[2] === 'hook') require('../dist/hook.cjs');
+if (process.argv[2] === 'hook') require('../dist/hook-boot.cjs');
 else if (s >= 2 && process.argv[s + 1] === 'list') require('../dist/list.cjs');
 else require('../dist/cli.cjs');

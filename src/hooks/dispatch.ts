@@ -56,7 +56,10 @@ export function defaultTitle(provider: string, providerSessionId: string): strin
   return `${provider} ${providerSessionId.slice(0, 8)}`;
 }
 
-export function runHook(inv: HookInvocation): HookOutput {
+/** A hook's output, and whether the event reached the store (false: refused at the edge, or a BATON_VERIFY dry run). */
+export type HookRun = HookOutput & { stored: boolean };
+
+export function runHook(inv: HookInvocation): HookRun {
   const adapter = PROVIDERS[inv.provider];
   if (!adapter) return refuse(`baton: hook: USAGE unknown provider ${JSON.stringify(inv.provider)} (known: ${Object.keys(PROVIDERS).join(', ')})`);
   let raw: unknown;
@@ -162,11 +165,11 @@ export function runHook(inv: HookInvocation): HookOutput {
   }
 
   recordLastRuns(inv.home, adapter.name, runs, isoMillis(inv.now));
-  return { stdout: out.stdout, stderr: [...stderr, ...out.stderr], exitCode: out.exitCode };
+  return { stdout: out.stdout, stderr: [...stderr, ...out.stderr], exitCode: out.exitCode, stored: true };
 }
 
-function refuse(line: string): HookOutput {
-  return { stdout: '', stderr: [line], exitCode: 0 };
+function refuse(line: string): HookRun {
+  return { stdout: '', stderr: [line], exitCode: 0, stored: false };
 }
 
 function pointerEvent(ev: HookEvent): Parameters<typeof pointerAspect>[2] {
@@ -180,7 +183,7 @@ function pointerEvent(ev: HookEvent): Parameters<typeof pointerAspect>[2] {
  * session choice, reading the store, the pointer aspect in its dry-run mode, shaping its
  * output); then one JSON line on stderr says what would have been written. Nothing is written.
  */
-function verifyRun(inv: HookInvocation, adapter: ProviderAdapter, ev: HookEvent, sessionId: string): HookOutput {
+function verifyRun(inv: HookInvocation, adapter: ProviderAdapter, ev: HookEvent, sessionId: string): HookRun {
   const store = new FsStore(inv.home);
   const exists = store.exists(sessionId);
   const dir = store.dir(sessionId);
@@ -216,5 +219,5 @@ function verifyRun(inv: HookInvocation, adapter: ProviderAdapter, ev: HookEvent,
   const report = {
     baton_verify: { provider: adapter.name, event: ev.providerEvent, kind: ev.kind, session: sessionId, session_exists: exists, aspects: inv.aspects, would_write: would },
   };
-  return { stdout: out.stdout, stderr: [JSON.stringify(report)], exitCode: out.exitCode };
+  return { stdout: out.stdout, stderr: [JSON.stringify(report)], exitCode: out.exitCode, stored: false };
 }
