@@ -11,6 +11,10 @@ import { runWithCodeCache } from './codecache.ts';
 /** The sha-256 of dist/hook.cjs, written in by scripts/build.mjs. */
 declare const BATON_HOOK_SHA: string;
 
+/** The cache's bit for each kind of event (codecache.ts: which kinds a cache covers). */
+const KIND_BITS: Record<string, number> = { start: 1, prompt: 2, 'pre-compact': 4, end: 8 };
+
 const home = resolveHome(parseHookArgs(process.argv.slice(3)).home);
-const run = runWithCodeCache<{ ran?: { stored?: boolean } }>(join(__dirname, 'hook.cjs'), BATON_HOOK_SHA, home, require);
-if (run.exports.ran?.stored && process.env.BATON_VERIFY !== '1') run.save();
+const run = runWithCodeCache<{ ran?: { stored?: boolean; kind?: string } }>(join(__dirname, 'hook.cjs'), BATON_HOOK_SHA, home, require);
+const ran = run.exports.ran;
+if (ran?.stored && process.env.BATON_VERIFY !== '1') run.save((ran.kind !== undefined && Object.hasOwn(KIND_BITS, ran.kind) && KIND_BITS[ran.kind]) || 0);

@@ -10,7 +10,7 @@ import { isValidSessionId } from '../core/ids.ts';
 import { isoMillis } from '../core/time.ts';
 import { type PointerHookResult, pointerAspect } from '../pointer/hook.ts';
 import { PROVIDER_NAMES, findProvider } from '../providers/index.ts';
-import { ASPECTS, type Aspect, type HookEvent, type HookOutput, type ProviderAdapter, mapPayload, outcomeOf } from '../providers/types.ts';
+import { ASPECTS, type Aspect, type HookEvent, type HookKind, type HookOutput, type ProviderAdapter, mapPayload, outcomeOf } from '../providers/types.ts';
 import { renderRefsForContext } from '../store/refs.ts';
 import { FsStore, type Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
@@ -56,8 +56,8 @@ export function defaultTitle(provider: string, providerSessionId: string): strin
   return `${provider} ${providerSessionId.slice(0, 8)}`;
 }
 
-/** A hook's output, and whether the event reached the store (false: refused at the edge, or a BATON_VERIFY dry run). */
-export type HookRun = HookOutput & { stored: boolean };
+/** A hook's output, and whether the event (of `kind`) reached the store (false: refused at the edge, or a BATON_VERIFY dry run). */
+export type HookRun = HookOutput & { stored: boolean; kind?: HookKind };
 
 export function runHook(inv: HookInvocation): HookRun {
   const adapter = findProvider(inv.provider);
@@ -165,7 +165,7 @@ export function runHook(inv: HookInvocation): HookRun {
   }
 
   recordLastRuns(inv.home, adapter.name, runs, isoMillis(inv.now));
-  return { stdout: out.stdout, stderr: [...stderr, ...out.stderr], exitCode: out.exitCode, stored: true };
+  return { stdout: out.stdout, stderr: [...stderr, ...out.stderr], exitCode: out.exitCode, stored: true, kind: ev.kind };
 }
 
 function refuse(line: string): HookRun {

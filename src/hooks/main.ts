@@ -76,8 +76,8 @@ export function publisherCommandFor(home: string): string {
   return shellJoin([process.execPath, batonBinPath(), '--home', home, 'pointer', 'publish']);
 }
 
-/** Runs one hook event; `stored`: the event reached the store (not refused at the edge, not a BATON_VERIFY dry run). */
-export function hookMain(args: HookArgs): { stored: boolean } {
+/** Runs one hook event; `stored`: the event (of `kind`) reached the store (not refused at the edge, not a BATON_VERIFY dry run). */
+export function hookMain(args: HookArgs): { stored: boolean; kind?: string } {
   let input = '';
   try {
     input = readStdinSync();
@@ -101,5 +101,5 @@ export function hookMain(args: HookArgs): { stored: boolean } {
   if (out.stdout) writeFd(1, out.stdout);
   if (out.stderr.length) writeFd(2, `${out.stderr.join('\n')}\n`);
   process.exitCode = out.exitCode;
-  return { stored: out.stored };
+  return { stored: out.stored, kind: out.kind };
 }
