@@ -78,9 +78,32 @@ export interface ProcessRun {
   stderr: string;
 }
 
+/**
+ * Whether a variable makes every Node process of this machine start slower (or start
+ * differently) and is not part of the environment a user's agent runs hooks in: NODE_OPTIONS,
+ * NODE_EXTRA_CA_CERTS (a CA bundle parsed at every start: ~30 ms here), NODE_COMPILE_CACHE,
+ * every other NODE_* and UV_* knob, and the OpenSSL configuration Node reads at start.
+ */
+export function slowsNodeStart(name: string): boolean {
+  return /^(NODE_|UV_)/.test(name) || name === 'OPENSSL_CONF';
+}
+
+/** `env` without the variables of slowsNodeStart, and their names (bench.md, "Honest baselines"). */
+export function userEnv(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; removed: string[] } {
+  const out: NodeJS.ProcessEnv = {};
+  const removed: string[] = [];
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) continue;
+    if (slowsNodeStart(k)) removed.push(k);
+    else out[k] = v;
+  }
+  return { env: out, removed: removed.sort() };
+}
+
+/** The environment of a measured child: the user's environment (userEnv) plus the case's own variables. */
 function envOf(env?: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries({ ...userEnv(process.env).env, ...env })) if (v !== undefined) out[k] = v;
   return out;
 }
 

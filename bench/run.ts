@@ -4,17 +4,21 @@
 // fresh temporary folder removed after. A case that throws is reported as failed and the others
 // still run. --json prints exactly one JSON document on stdout and nothing else (progress goes
 // to stderr). Exit 0 even when a target is missed: the bench is not a test; FAIL is printed.
+// Honest baselines: the cases run without the variables that slow every Node start (userEnv in
+// lib.ts: NODE_OPTIONS, NODE_EXTRA_CA_CERTS ...), and the output names the ones removed.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pc from 'picocolors';
-import { fmt } from './lib.ts';
+import { fmt, userEnv } from './lib.ts';
 import type { BenchCase, BenchContext, CaseResult } from './types.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CASES_DIR = join(ROOT, 'bench', 'cases');
+/** The environment every case (and so every measured process, ours and the baseline) runs in. */
+const CLEAN = userEnv(process.env);
 
 interface Args {
   quick: boolean;
@@ -133,7 +137,7 @@ function runCaseProcess(file: string, quick: boolean, timeoutMs: number): Promis
   });
   return new Promise((done) => {
     // Own process group, so a timeout also ends the case's own children (workers).
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 2, 'pipe'], detached: true });
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: CLEAN.env, stdio: ['ignore', 2, 'pipe'], detached: true });
     let stderrTail = '';
     child.stderr?.on('data', (d: Buffer) => {
       process.stderr.write(d);
@@ -193,6 +197,7 @@ function detailText(d: Record<string, unknown> | undefined): string {
 }
 
 function printTable(rows: Row[], quick: boolean): void {
+  process.stdout.write(pc.dim(`node ${process.version}; removed from every measured environment: ${CLEAN.removed.join(' ') || '(nothing)'}\n`));
   const head = ['case', 'ours', 'baseline', 'ratio', 'target', 'result'];
   const body = rows.map((r) => [
     r.name,
@@ -246,7 +251,7 @@ async function main(): Promise<void> {
     rows.push(...r);
   }
   process.stderr.write(pc.dim(`bench: ${files.length} files in ${fmt((Date.now() - t0) / 1000)} s\n`));
-  if (a.json) process.stdout.write(`${JSON.stringify({ cases: rows, quick: a.quick })}\n`);
+  if (a.json) process.stdout.write(`${JSON.stringify({ cases: rows, quick: a.quick, node: process.version, env_removed: CLEAN.removed })}\n`);
   else printTable(rows, a.quick);
 }
 

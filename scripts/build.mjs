@@ -1,6 +1,8 @@
 // Bundles the entries: dist/hook.cjs (the hot hook path: CommonJS, nothing it does not
-// need), dist/cli.cjs (the full command line) and dist/lib.cjs (the store API).
+// need) and its loader dist/hook-boot.cjs (the V8 code cache, docs/adr/0006), dist/cli.cjs
+// (the full command line) and dist/lib.cjs (the store API).
 // CommonJS starts faster than ESM on Node 20.
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
@@ -37,6 +39,16 @@ const common = {
 };
 
 await build({ ...common, entryPoints: ['src/hooks/entry.ts'], outfile: 'dist/hook.cjs', minifyWhitespace: true, minifySyntax: true });
+// The hook's loader: runs dist/hook.cjs through the V8 code cache named by the bundle's hash.
+const hookSha = createHash('sha256').update(await readFile('dist/hook.cjs')).digest('hex');
+await build({
+  ...common,
+  entryPoints: ['src/hooks/boot.ts'],
+  outfile: 'dist/hook-boot.cjs',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  define: { ...common.define, BATON_HOOK_SHA: JSON.stringify(hookSha) },
+});
 await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs' });
 await build({ ...common, entryPoints: ['src/lib.ts'], outfile: 'dist/lib.cjs' });
 // `session list` alone (bin/baton.cjs routes it here); falls back to the sibling dist/cli.cjs.

@@ -1,6 +1,7 @@
 // The hook path stays lean: dist/hook.cjs bundles no commander, zod, better-sqlite3,
 // jsonc-parser or src/index (install/status/verify live in the CLI bundle).
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -49,4 +50,16 @@ test('the built hook bundle loads only fs, os and path: no node:crypto, no names
   assert.deepEqual([...required].sort(), ['node:fs', 'node:os', 'node:path']);
   // esbuild's __toESM would copy every module property (running fs's lazy getters) per import.
   assert.ok(!/__toESM\(require\("node:/.test(text), 'a namespace import of a node module survived the build');
+});
+
+test('the hook loader dist/hook-boot.cjs loads only fs, os, path and vm, and carries the sha-256 of the dist/hook.cjs beside it', () => {
+  const p = join(ROOT, 'dist', 'hook-boot.cjs');
+  assert.ok(fs.existsSync(p), 'npm test builds dist/ first');
+  const text = fs.readFileSync(p, 'utf8');
+  const required = new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]));
+  assert.deepEqual([...required].sort(), ['node:fs', 'node:os', 'node:path', 'node:vm']);
+  const sha = createHash('sha256')
+    .update(fs.readFileSync(join(ROOT, 'dist', 'hook.cjs')))
+    .digest('hex');
+  assert.ok(text.includes(JSON.stringify(sha)), 'the build hash of the hook bundle');
 });

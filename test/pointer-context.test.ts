@@ -138,6 +138,23 @@ test('the streak is exact on a long journal: the hook reads its tail, and the wh
   assert.equal(field(r2.context!, 'JOURNAL_IDENTICAL_TEXT_STREAK'), '1');
 });
 
+test('the streak is exact when it runs past the first 4 KiB the hook reads but ends within 64 KiB', () => {
+  const s = setup();
+  pointerAspect(s.store, s.id, { kind: 'prompt' }, s.opts());
+  s.pub('Goal: same');
+  pointerAspect(s.store, s.id, { kind: 'prompt' }, s.opts());
+  const jpath = join(s.dir, 'journal.jsonl');
+  const lines = fs.readFileSync(jpath, 'utf8').trim().split('\n');
+  const clean = JSON.parse(lines[1]);
+  const other = JSON.stringify({ ...clean, revision: 900, pointer_digest: 'e'.repeat(64) });
+  const same = Array.from({ length: 40 }, (_, i) => JSON.stringify({ ...clean, revision: 1000 + i }));
+  fs.writeFileSync(jpath, `${[other, ...same, ...lines.slice(1)].join('\n')}\n`);
+  const size = fs.statSync(jpath).size;
+  assert.ok(size > 4096 && size < 65536, String(size));
+  const r = pointerAspect(s.store, s.id, { kind: 'start', source: 'resume' }, s.opts());
+  assert.equal(field(r.context!, 'JOURNAL_IDENTICAL_TEXT_STREAK'), '41');
+});
+
 test('the pure rules: age -1 when unparsable, streak 1 when the latest text differs, NEXT_ACTION CONTINUE when not DIRTY', () => {
   assert.equal(pointerAgeSeconds('not a time', T0), -1);
   assert.equal(pointerAgeSeconds(null, T0), -1);

@@ -1,7 +1,8 @@
-// hook.prompt (bench.md): wall time of one `node bin/baton.cjs hook claude` process handling
+// hook.prompt (bench.md): wall time of the hook command `baton install claude` writes, handling
 // a UserPromptSubmit on a CLEAN pointer — DIRTY write, journal, event appends, the prompt
 // archive, the context output; all three aspects on — against `node -e 0` in the same
-// environment, interleaved A B A B, median of the per-pair ratios. Target ≤ 1.3.
+// environment (both through /bin/sh -c, as an agent runs them; see bench/hook-command.ts),
+// interleaved A B A B, median of the per-pair ratios. Target ≤ 1.3.
 // Before each measured hook (untimed) the pointer is republished CLEAN in process, so every
 // measured prompt does the full CLEAN → DIRTY work.
 import { randomUUID } from 'node:crypto';
@@ -9,7 +10,8 @@ import { join } from 'node:path';
 import { publish } from '../../src/pointer/publish.ts';
 import { readState } from '../../src/pointer/state.ts';
 import { FsStore, type Writer } from '../../src/store/store.ts';
-import { interleaved, runProcess, timeProcess } from '../lib.ts';
+import { installedHookCommand, NODE_E0, runShell, timeShell } from '../hook-command.ts';
+import { interleaved } from '../lib.ts';
 import type { BenchCase, CaseResult } from '../types.ts';
 
 const TASK = '5f0c1d0e-8a4b-4c2d-9e1f-0a1b2c3d4e5f';
@@ -30,16 +32,16 @@ const hookPrompt: BenchCase = {
   name: 'hook.prompt',
   async run(ctx): Promise<CaseResult> {
     const home = join(ctx.tmp, 'store');
-    const bin = join(ctx.root, 'bin', 'baton.cjs');
+    const command = installedHookCommand(ctx.root, ctx.tmp, 'UserPromptSubmit');
     const env = { BATON_HOME: home, BATON_SESSION: undefined, BATON_VERIFY: undefined };
     const sid = randomUUID();
     const base = { session_id: sid, transcript_path: join(ctx.tmp, 't.jsonl'), cwd: ctx.tmp };
     // The session, its open episode (so the prompt is attributed), and a CLEAN pointer.
-    runProcess(process.execPath, [bin, 'hook', 'claude'], env, { input: JSON.stringify({ ...base, hook_event_name: 'SessionStart', source: 'startup' }) });
+    runShell(command, env, { input: JSON.stringify({ ...base, hook_event_name: 'SessionStart', source: 'startup' }) });
     const store = new FsStore(home);
     makeClean(store, sid, 'Goal: measure the prompt hook\nNext: keep it near node -e 0');
     const input = JSON.stringify({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'Add retries with backoff to the upload client, then cover them with a test.' });
-    const check = runProcess(process.execPath, [bin, 'hook', 'claude'], env, { input, stdout: 'pipe' });
+    const check = runShell(command, env, { input, stdout: 'pipe' });
     const dirty = readState(store.dir(sid), sid).status === 'DIRTY';
     const contextOk = /TASK_POINTER_V2/.test(check.stdout);
     const pairs = ctx.quick ? 12 : 40;
@@ -47,18 +49,18 @@ const hookPrompt: BenchCase = {
       pairs,
       () => {
         makeClean(store, sid, 'Goal: measure the prompt hook\nNext: keep it near node -e 0');
-        return timeProcess(process.execPath, [bin, 'hook', 'claude'], env, { input });
+        return timeShell(command, env, { input });
       },
-      () => timeProcess(process.execPath, ['-e', '0'], env),
+      () => timeShell(NODE_E0, env),
     );
     // For the record: the same prompt with the pointer aspect alone (what session + prompt add).
     const alone = await interleaved(
       Math.max(6, pairs >> 1),
       () => {
         makeClean(store, sid, 'Goal: measure the prompt hook\nNext: keep it near node -e 0');
-        return timeProcess(process.execPath, [bin, 'hook', 'claude', '--aspects', 'pointer'], env, { input });
+        return timeShell(`${command} --aspects pointer`, env, { input });
       },
-      () => timeProcess(process.execPath, ['-e', '0'], env),
+      () => timeShell(NODE_E0, env),
     );
     return {
       name: 'hook.prompt',
@@ -68,7 +70,7 @@ const hookPrompt: BenchCase = {
       unit: 'ms',
       target: 'ratio ≤ 1.3',
       pass: r.ratio <= 1.3 && dirty && contextOk,
-      details: { pairs, clean_to_dirty: dirty, context_on_stdout: contextOk, ours_ms_median: r.a, node_e0_ms_median: r.b, pointer_only_ratio: alone.ratio },
+      details: { command, node: process.version, pairs, clean_to_dirty: dirty, context_on_stdout: contextOk, ours_ms_median: r.a, node_e0_ms_median: r.b, pointer_only_ratio: alone.ratio },
     };
   },
 };

@@ -1,14 +1,16 @@
-// hook.start (bench.md): one `node bin/baton.cjs hook claude` SessionStart(startup) with a
+// hook.start (bench.md): the hook command `baton install claude` writes, on one SessionStart(startup) with a
 // published pointer and 3 refs to render — all three aspects on, so each measured start also
 // opens an episode and freezes its start context (a fresh provider session id each time, all
-// in one BATON_SESSION) — against `node -e 0`, interleaved, median of per-pair ratios.
+// in one BATON_SESSION) — against `node -e 0`, both through /bin/sh -c (bench/hook-command.ts),
+// interleaved, median of per-pair ratios.
 // Target ≤ 1.4.
 import { join } from 'node:path';
 import { publish } from '../../src/pointer/publish.ts';
 import { readState } from '../../src/pointer/state.ts';
 import { captureRef } from '../../src/store/refs.ts';
 import { FsStore, type Writer } from '../../src/store/store.ts';
-import { interleaved, runProcess, timeProcess } from '../lib.ts';
+import { installedHookCommand, NODE_E0, runShell, timeShell } from '../hook-command.ts';
+import { interleaved } from '../lib.ts';
 import type { BenchCase, CaseResult } from '../types.ts';
 
 const WRITER: Writer = { surface: 'cli', instanceId: 'cli@bench@hook-start', actor: 'agent' };
@@ -29,7 +31,7 @@ const hookStart: BenchCase = {
   name: 'hook.start',
   async run(ctx): Promise<CaseResult> {
     const home = join(ctx.tmp, 'store');
-    const bin = join(ctx.root, 'bin', 'baton.cjs');
+    const command = installedHookCommand(ctx.root, ctx.tmp, 'SessionStart');
     const store = new FsStore(home);
     const dst = 'bench-hook-start';
     seedPointer(store, dst, 'Goal: ship the hook benchmarks\nNext: measure SessionStart with refs');
@@ -42,7 +44,7 @@ const hookStart: BenchCase = {
     let n = 0;
     const input = () =>
       JSON.stringify({ session_id: `bench-start-${process.pid}-${n++}`, transcript_path: join(ctx.tmp, 't.jsonl'), cwd: ctx.tmp, hook_event_name: 'SessionStart', source: 'startup' });
-    const check = runProcess(process.execPath, [bin, 'hook', 'claude'], env, { input: input(), stdout: 'pipe' });
+    const check = runShell(command, env, { input: input(), stdout: 'pipe' });
     let context = '';
     try {
       context = JSON.parse(check.stdout).hookSpecificOutput.additionalContext;
@@ -52,8 +54,8 @@ const hookStart: BenchCase = {
     const pairs = ctx.quick ? 12 : 40;
     const r = await interleaved(
       pairs,
-      () => timeProcess(process.execPath, [bin, 'hook', 'claude'], env, { input: input() }),
-      () => timeProcess(process.execPath, ['-e', '0'], env),
+      () => timeShell(command, env, { input: input() }),
+      () => timeShell(NODE_E0, env),
     );
     return {
       name: 'hook.start',
@@ -63,7 +65,7 @@ const hookStart: BenchCase = {
       unit: 'ms',
       target: 'ratio ≤ 1.4',
       pass: r.ratio <= 1.4 && pointerOk && refsRendered,
-      details: { pairs, pointer_injected: pointerOk, refs_rendered: refsRendered, context_bytes: Buffer.byteLength(context), ours_ms_median: r.a, node_e0_ms_median: r.b },
+      details: { command, node: process.version, pairs, pointer_injected: pointerOk, refs_rendered: refsRendered, context_bytes: Buffer.byteLength(context), ours_ms_median: r.a, node_e0_ms_median: r.b },
     };
   },
 };

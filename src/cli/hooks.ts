@@ -61,7 +61,9 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
     .description('run the hook for a provider (what installed entries call; payload on stdin)')
     .argument('<provider>', PROVIDER_NAMES.join(' | '))
     .option('--aspects <list>', 'aspects to run: session,prompt,pointer (default all)')
-    .action((provider: string, o) => hookMain({ provider, aspects: o.aspects, home: globals().home }));
+    .action((provider: string, o) => {
+      hookMain({ provider, aspects: o.aspects, home: globals().home });
+    });
 
   program
     .command('install')

@@ -9,8 +9,8 @@ import { isBatonError } from '../core/errors.ts';
 import { isValidSessionId } from '../core/ids.ts';
 import { isoMillis } from '../core/time.ts';
 import { type PointerHookResult, pointerAspect } from '../pointer/hook.ts';
-import { PROVIDERS } from '../providers/index.ts';
-import { ASPECTS, type Aspect, type HookEvent, type HookOutput, type ProviderAdapter, mapPayload, outcomeOf } from '../providers/types.ts';
+import { PROVIDER_NAMES, findProvider } from '../providers/index.ts';
+import { ASPECTS, type Aspect, type HookEvent, type HookKind, type HookOutput, type ProviderAdapter, mapPayload, outcomeOf } from '../providers/types.ts';
 import { renderRefsForContext } from '../store/refs.ts';
 import { FsStore, type Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
@@ -56,9 +56,12 @@ export function defaultTitle(provider: string, providerSessionId: string): strin
   return `${provider} ${providerSessionId.slice(0, 8)}`;
 }
 
-export function runHook(inv: HookInvocation): HookOutput {
-  const adapter = PROVIDERS[inv.provider];
-  if (!adapter) return refuse(`baton: hook: USAGE unknown provider ${JSON.stringify(inv.provider)} (known: ${Object.keys(PROVIDERS).join(', ')})`);
+/** A hook's output, and whether the event (of `kind`) reached the store (false: refused at the edge, or a BATON_VERIFY dry run). */
+export type HookRun = HookOutput & { stored: boolean; kind?: HookKind };
+
+export function runHook(inv: HookInvocation): HookRun {
+  const adapter = findProvider(inv.provider);
+  if (!adapter) return refuse(`baton: hook: USAGE unknown provider ${JSON.stringify(inv.provider)} (known: ${PROVIDER_NAMES.join(', ')})`);
   let raw: unknown;
   try {
     raw = JSON.parse(inv.input);
@@ -165,11 +168,11 @@ export function runHook(inv: HookInvocation): HookOutput {
   }
 
   recordLastRuns(inv.home, adapter.name, runs, isoMillis(inv.now));
-  return { stdout: out.stdout, stderr: [...stderr, ...out.stderr], exitCode: out.exitCode };
+  return { stdout: out.stdout, stderr: [...stderr, ...out.stderr], exitCode: out.exitCode, stored: true, kind: ev.kind };
 }
 
-function refuse(line: string): HookOutput {
-  return { stdout: '', stderr: [line], exitCode: 0 };
+function refuse(line: string): HookRun {
+  return { stdout: '', stderr: [line], exitCode: 0, stored: false };
 }
 
 function pointerEvent(ev: HookEvent): Parameters<typeof pointerAspect>[2] {
@@ -183,7 +186,7 @@ function pointerEvent(ev: HookEvent): Parameters<typeof pointerAspect>[2] {
  * session choice, reading the store, the pointer aspect in its dry-run mode, shaping its
  * output); then one JSON line on stderr says what would have been written. Nothing is written.
  */
-function verifyRun(inv: HookInvocation, adapter: ProviderAdapter, ev: HookEvent, sessionId: string): HookOutput {
+function verifyRun(inv: HookInvocation, adapter: ProviderAdapter, ev: HookEvent, sessionId: string): HookRun {
   const store = new FsStore(inv.home);
   const exists = store.exists(sessionId);
   const dir = store.dir(sessionId);
@@ -219,5 +222,5 @@ function verifyRun(inv: HookInvocation, adapter: ProviderAdapter, ev: HookEvent,
   const report = {
     baton_verify: { provider: adapter.name, event: ev.providerEvent, kind: ev.kind, session: sessionId, session_exists: exists, aspects: inv.aspects, would_write: would },
   };
-  return { stdout: out.stdout, stderr: [JSON.stringify(report)], exitCode: out.exitCode };
+  return { stdout: out.stdout, stderr: [JSON.stringify(report)], exitCode: out.exitCode, stored: false };
 }

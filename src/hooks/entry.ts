@@ -1,6 +1,8 @@
 // The hook entry bundle (dist/hook.cjs): `baton hook PROVIDER` with the payload on stdin.
 // Loads no schema library, no commander, no SQLite, no settings editor (a test reads the
 // bundle's inputs to prove it). process.argv = [node, bin/baton.cjs, 'hook', ...].
-import { hookMain, parseHookArgs } from './main.ts';
+// Its loader (boot.ts) reads `ran` to know whether the event reached the store.
+import { parseHookArgs } from './args.ts';
+import { hookMain } from './main.ts';
 
-hookMain(parseHookArgs(process.argv.slice(3)));
+export const ran = hookMain(parseHookArgs(process.argv.slice(3)));

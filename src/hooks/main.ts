@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { sleepSync } from '../store/fsutil.ts';
 import { resolveHome } from '../store/home.ts';
+import type { HookArgs } from './args.ts';
 import { parseAspects, runHook } from './dispatch.ts';
 import { shellJoin } from './shell.ts';
 
@@ -54,12 +55,15 @@ export function writeFd(fd: 1 | 2, text: string): void {
   }
 }
 
-/** bin/baton.cjs of the running baton, absolute. */
+/** bin/baton.cjs of the running baton, absolute (symlinks resolved). */
 export function batonBinPath(): string {
+  // Node resolved the main module's real path already: reuse it (a JS realpath walk costs ~0.4 ms).
+  const main = typeof require !== 'undefined' ? require.main?.filename : undefined;
+  if (main?.endsWith('baton.cjs')) return main;
   const arg = process.argv[1];
   if (arg) {
     try {
-      const real = fs.realpathSync(arg);
+      const real = fs.realpathSync.native(arg);
       if (real.endsWith('baton.cjs')) return real;
     } catch {}
   }
@@ -72,32 +76,14 @@ export function publisherCommandFor(home: string): string {
   return shellJoin([process.execPath, batonBinPath(), '--home', home, 'pointer', 'publish']);
 }
 
-export interface HookArgs {
-  provider: string;
-  aspects?: string;
-  home?: string;
-}
-
-export function parseHookArgs(argv: string[]): HookArgs {
-  const out: HookArgs = { provider: '' };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--aspects') out.aspects = argv[++i];
-    else if (a.startsWith('--aspects=')) out.aspects = a.slice('--aspects='.length);
-    else if (a === '--home') out.home = argv[++i];
-    else if (a.startsWith('--home=')) out.home = a.slice('--home='.length);
-    else if (!a.startsWith('-') && !out.provider) out.provider = a;
-  }
-  return out;
-}
-
-export function hookMain(args: HookArgs): void {
+/** Runs one hook event; `stored`: the event (of `kind`) reached the store (not refused at the edge, not a BATON_VERIFY dry run). */
+export function hookMain(args: HookArgs): { stored: boolean; kind?: string } {
   let input = '';
   try {
     input = readStdinSync();
   } catch (e) {
     writeFd(2, `baton: hook: HK001 cannot read stdin: ${(e as Error).message}\n`);
-    return;
+    return { stored: false };
   }
   const home = resolveHome(args.home);
   const { aspects, unknown } = parseAspects(args.aspects);
@@ -115,4 +101,5 @@ export function hookMain(args: HookArgs): void {
   if (out.stdout) writeFd(1, out.stdout);
   if (out.stderr.length) writeFd(2, `${out.stderr.join('\n')}\n`);
   process.exitCode = out.exitCode;
+  return { stored: out.stored, kind: out.kind };
 }

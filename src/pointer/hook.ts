@@ -98,13 +98,18 @@ function apply(store: FsStore, id: string, opts: PointerHookOptions, source: Wri
   return r;
 }
 
-/** The records the DIRTY decision fields need: the journal's tail, the whole file only when the streak runs through the tail. */
+/** Tails of the journal tried in turn: a streak usually ends within the last few records. */
+const JOURNAL_TAILS = [4096, 65536];
+
+/** The records the DIRTY decision fields need: the journal's last 4 KiB, more (up to the whole file) only while the streak runs through what was read. */
 function journalOf(store: FsStore, id: string, o: Observed): JournalRecord[] {
   if (o.status !== 'DIRTY') return [];
   try {
-    const tail = readJournalTail(store.dir(id));
-    const published = tail.records.filter((r) => r.event === 'PUBLISH' && r.status === 'CLEAN').length;
-    if (tail.complete || identicalTextStreak(tail.records) < published) return tail.records;
+    for (const bytes of JOURNAL_TAILS) {
+      const tail = readJournalTail(store.dir(id), bytes);
+      const published = tail.records.filter((r) => r.event === 'PUBLISH' && r.status === 'CLEAN').length;
+      if (tail.complete || identicalTextStreak(tail.records) < published) return tail.records;
+    }
     return readJournal(store.dir(id)).records.map((r) => r.record);
   } catch {
     return [];

@@ -1,15 +1,24 @@
 // The provider registry: every adapter baton ships, by name. Safe on the hook path.
+// A Map, not an object: a name like `constructor` or `__proto__` is an unknown provider, never
+// a member of Object.prototype. PROVIDERS (for listing) has no prototype for the same reason.
 import { fail } from '../core/errors.ts';
 import { claude } from './claude.ts';
 import { codex } from './codex.ts';
 import { gemini } from './gemini.ts';
 import type { ProviderAdapter } from './types.ts';
 
-export const PROVIDERS: Record<string, ProviderAdapter> = { claude, codex, gemini };
-export const PROVIDER_NAMES = Object.keys(PROVIDERS);
+const REGISTRY: ReadonlyMap<string, ProviderAdapter> = new Map([claude, codex, gemini].map((a) => [a.name, a]));
+
+export const PROVIDER_NAMES = [...REGISTRY.keys()];
+export const PROVIDERS: Readonly<Record<string, ProviderAdapter>> = Object.assign(Object.create(null), Object.fromEntries(REGISTRY));
+
+/** The adapter of `name`, or undefined when baton has none by that name. */
+export function findProvider(name: string): ProviderAdapter | undefined {
+  return REGISTRY.get(name);
+}
 
 export function providerOf(name: string): ProviderAdapter {
-  const p = PROVIDERS[name];
+  const p = findProvider(name);
   if (!p) fail('USAGE', `unknown provider ${JSON.stringify(name)}: baton knows ${PROVIDER_NAMES.join(', ')}`, { providers: PROVIDER_NAMES });
   return p;
 }

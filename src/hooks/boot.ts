@@ -1,0 +1,20 @@
+// The hook's loader (dist/hook-boot.cjs; bin/baton.cjs requires it for `baton hook ...`): runs
+// dist/hook.cjs through V8's code cache kept in the store's home (codecache.ts,
+// docs/adr/0006). The cache is written only after an event that reached the store: a refused
+// payload or a BATON_VERIFY=1 run leaves the disk as it was. Anything wrong with the cache
+// means a plain compile; an error of the hook itself surfaces exactly as with require().
+import { join } from 'node:path';
+import { resolveHome } from '../store/home.ts';
+import { parseHookArgs } from './args.ts';
+import { runWithCodeCache } from './codecache.ts';
+
+/** The sha-256 of dist/hook.cjs, written in by scripts/build.mjs. */
+declare const BATON_HOOK_SHA: string;
+
+/** The cache's bit for each kind of event (codecache.ts: which kinds a cache covers). */
+const KIND_BITS: Record<string, number> = { start: 1, prompt: 2, 'pre-compact': 4, end: 8 };
+
+const home = resolveHome(parseHookArgs(process.argv.slice(3)).home);
+const run = runWithCodeCache<{ ran?: { stored?: boolean; kind?: string } }>(join(__dirname, 'hook.cjs'), BATON_HOOK_SHA, home, require);
+const ran = run.exports.ran;
+if (ran?.stored && process.env.BATON_VERIFY !== '1') run.save((ran.kind !== undefined && Object.hasOwn(KIND_BITS, ran.kind) && KIND_BITS[ran.kind]) || 0);

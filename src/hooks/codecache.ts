@@ -1,0 +1,194 @@
+// The hook bundle's V8 code cache (docs/adr/0006): dist/hook.cjs is compiled through vm.Script
+// with the bytecode V8 made the last time, so a hook process skips parsing and compiling ~90 KB.
+// Source of truth: the bundle; the cache is a disposable copy under <home>/cache (folder 0700,
+// file 0600), named by the bundle's build hash, size, mtime and the Node version and arch, so a
+// cache never meets another source. Who writes: a hook process whose cache was missing or
+// rejected, after its event reached the store, by a temp file and a rename (a reader sees a
+// whole file or none). A crash leaves at most a stray temp file. A cache problem of any kind
+// (missing, rejected by V8, corrupt, a symlink, a foreign owner) means compiling as before.
+// A cache holds the functions that had run when it was made; its header records which kinds
+// of event (start, prompt ...) those were, and the first event of a kind not yet covered
+// rewrites it, so after at most one event of each kind every event runs from the cache.
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+import { DIR_MODE, FILE_MODE, uniqueTempName } from '../store/fsutil.ts';
+
+/** A cache larger than this is not ours (the bundle's is ~120 KB). */
+const MAX_CACHE_BYTES = 16 * 1024 * 1024;
+const SUFFIX = '.v8cache';
+/**
+ * The file: MAGIC, the mask of the event kinds covered and the length of V8's bytes (32-bit
+ * little-endian each), then V8's bytes twice. V8 checks a cache's version, flags and source
+ * length, not its bytes: a flipped byte inside can abort the process. Comparing the two copies
+ * (a memcmp, ~0.05 ms) catches a torn or rotten file; a checksum in JavaScript would cost the
+ * hook ~1.5 ms, loading node:zlib for its crc32 ~2 ms. It does not catch a deliberate edit of
+ * both copies: whoever can write the store's 0700 home can do worse than that already.
+ */
+const MAGIC = Buffer.from('BTNCACH2');
+const HEADER_BYTES = MAGIC.length + 8;
+
+export interface CodeCache {
+  /** V8's cached data. */
+  data: Buffer;
+  /** Bits of the event kinds whose functions it holds. */
+  covered: number;
+}
+
+export const cacheDirOf = (home: string): string => join(home, 'cache');
+
+/** The cache file's name for this bundle (build hash, size, mtime) and this Node (version, arch). */
+export function cacheNameOf(bundleHash: string, size: number, mtimeMs: number): string {
+  return `${bundleKeyOf(bundleHash, size, mtimeMs)}${process.version}-${process.arch}${SUFFIX}`;
+}
+
+const bundleKeyOf = (bundleHash: string, size: number, mtimeMs: number): string => `hook-${bundleHash.slice(0, 16)}-${size}-${Math.floor(mtimeMs)}--`;
+
+const ownUid = (): number => (typeof process.getuid === 'function' ? process.getuid() : -1);
+
+/** A folder or file we may trust: ours, not writable by group or others. */
+const trusted = (st: { uid: number; mode: number }): boolean => (ownUid() === -1 || st.uid === ownUid()) && (st.mode & 0o022) === 0;
+
+/** The cache folder, when it is a real folder of ours; never follows a symlink. */
+function cacheDirIfSafe(dir: string): boolean {
+  try {
+    const st = lstatSync(dir);
+    return st.isDirectory() && trusted(st);
+  } catch {
+    return false;
+  }
+}
+
+/** Reads the whole of an open file. */
+function readAll(fd: number, size: number): Buffer {
+  const buf = Buffer.allocUnsafe(size);
+  let off = 0;
+  while (off < size) {
+    const n = readSync(fd, buf, off, size - off, off);
+    if (n <= 0) break;
+    off += n;
+  }
+  return off === size ? buf : buf.subarray(0, off);
+}
+
+/** The cache, or undefined when there is none we may use. */
+export function readCodeCache(dir: string, name: string): CodeCache | undefined {
+  if (!cacheDirIfSafe(dir)) return undefined;
+  let fd: number | undefined;
+  try {
+    fd = openSync(join(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW);
+    const st = fstatSync(fd);
+    if (!st.isFile() || !trusted(st) || st.size <= HEADER_BYTES || st.size > MAX_CACHE_BYTES) return undefined;
+    const buf = readAll(fd, st.size);
+    if (buf.length !== st.size || !buf.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+    const n = buf.readUInt32LE(MAGIC.length + 4);
+    if (n === 0 || st.size !== HEADER_BYTES + 2 * n) return undefined;
+    const data = buf.subarray(HEADER_BYTES, HEADER_BYTES + n);
+    if (!data.equals(buf.subarray(HEADER_BYTES + n))) return undefined;
+    return { data, covered: buf.readUInt32LE(MAGIC.length) };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Writes the cache: the folder made 0700 when missing (its parent, the store's home, must
+ * exist), a 0600 temp file opened O_EXCL|O_NOFOLLOW, fsync'd, renamed over the name; caches of
+ * other builds of the bundle are removed. Returns whether it was written; never throws.
+ */
+export function writeCodeCache(dir: string, name: string, cache: CodeCache): boolean {
+  let tmp: string | undefined;
+  try {
+    try {
+      mkdirSync(dir, { mode: DIR_MODE });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    }
+    if (!cacheDirIfSafe(dir)) return false;
+    tmp = uniqueTempName(dir, name);
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
+    try {
+      fchmodSync(fd, FILE_MODE);
+      const header = Buffer.alloc(HEADER_BYTES);
+      MAGIC.copy(header);
+      header.writeUInt32LE(cache.covered >>> 0, MAGIC.length);
+      header.writeUInt32LE(cache.data.length, MAGIC.length + 4);
+      const data = Buffer.concat([header, cache.data, cache.data]);
+      let off = 0;
+      while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+      // Written once per bundle and Node version: the fsync is cheap here and keeps a torn
+      // cache from ever being read after a crash.
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, join(dir, name));
+    tmp = undefined;
+    const keep = name.slice(0, name.indexOf('--') + 2);
+    for (const n of readdirSync(dir)) {
+      if (n.startsWith('hook-') && n.endsWith(SUFFIX) && !n.startsWith(keep)) unlinkSync(join(dir, n));
+    }
+    return true;
+  } catch {
+    if (tmp !== undefined) {
+      try {
+        unlinkSync(tmp);
+      } catch {}
+    }
+    return false;
+  }
+}
+
+export interface CachedRun<T> {
+  /** What the bundle exported. */
+  exports: T;
+  /** How the cache served: used, absent, rejected (by V8). */
+  cache: 'used' | 'absent' | 'rejected';
+  /**
+   * After the bundle's work, for an event of kind bit `kind`: makes and writes the cache when
+   * none was used or the one used does not cover that kind yet. Returns whether it wrote.
+   */
+  save: (kind: number) => boolean;
+}
+
+/**
+ * Compiles and runs the CommonJS file `file` (as Node's loader would: exports, require, module,
+ * __filename, __dirname) with the code cache of `home`, and returns its exports. `bundleHash`
+ * is the file's build hash (the build writes it into the loader). `req` serves the file's own
+ * require() calls (the hook bundle requires only node: built-ins).
+ */
+export function runWithCodeCache<T>(file: string, bundleHash: string, home: string, req: NodeJS.Require): CachedRun<T> {
+  const fd = openSync(file, constants.O_RDONLY);
+  let source: string;
+  let size: number;
+  let mtimeMs: number;
+  try {
+    const st = fstatSync(fd);
+    size = st.size;
+    mtimeMs = st.mtimeMs;
+    source = readAll(fd, size).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+  const dir = cacheDirOf(home);
+  const name = cacheNameOf(bundleHash, size, mtimeMs);
+  const cached = readCodeCache(dir, name);
+  const cachedData = cached?.data;
+  const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n})`;
+  let script: Script;
+  try {
+    script = new Script(wrapped, { filename: file, cachedData });
+  } catch (e) {
+    if (cachedData === undefined) throw e;
+    script = new Script(wrapped, { filename: file });
+  }
+  const cache = cachedData === undefined ? 'absent' : script.cachedDataRejected ? 'rejected' : 'used';
+  const mod = { exports: {} as T, filename: file, id: file, loaded: false };
+  script.runInThisContext()(mod.exports, req, mod, file, dirname(file));
+  mod.loaded = true;
+  const covered = cache === 'used' && cached ? cached.covered : 0;
+  const save = (kind: number): boolean => (covered & kind) === kind && cache === 'used' ? false : writeCodeCache(dir, name, { data: script.createCachedData(), covered: covered | kind });
+  return { exports: mod.exports, cache, save };
+}
