@@ -27,11 +27,34 @@ export function hasPointer(o: Observed): boolean {
   return o.status === 'CLEAN' || o.status === 'DIRTY';
 }
 
-const CAS_HINT =
-  'A STALE_GENERATION or STALE_REVISION receipt means someone published (or /clear fenced) in between: its current_generation and current_revision are the state now; merge and retry with them.';
+/** The decision fields of a DIRTY block (pointer.md): the pointer's age, the identical-text streak, NEXT_ACTION. */
+export interface Decision {
+  age: number;
+  streak: number;
+  action: string;
+}
+
+export function decisionOf(o: Observed, now: Date, journal: readonly JournalRecord[]): Decision {
+  if (o.status !== 'DIRTY') return { age: 0, streak: 0, action: nextAction(o.status, 0, 0) };
+  const age = pointerAgeSeconds(o.updated_at, now);
+  const streak = identicalTextStreak(journal);
+  return { age, streak, action: nextAction(o.status, age, streak) };
+}
+
+// Said once, plainly: what to do now (by status and NEXT_ACTION), then how — the fields
+// above carry every value, PUBLISH_REQUEST the request itself.
+const HOW = 'pipe PUBLISH_REQUEST into PUBLISHER';
+const CAS_HINT = 'A STALE_GENERATION/STALE_REVISION receipt carries the current generation and revision: merge, then retry with them.';
+const WHAT: Record<string, string> = {
+  BOOTSTRAP: `Publish this session's first task pointer now (the goal and the next concrete step): ${HOW} with your pointer_text; keep its task_id for later publishes.`,
+  CONTINUE: `Continue from this pointer. When the goal or the next step changes, ${HOW} with the new pointer_text.`,
+  MERGE_THEN_REPUBLISH: `Work happened since this pointer was published: merge it into the text and republish (${HOW}).`,
+  REPUBLISH_THEN_CONTINUE: `This pointer is over 10 minutes old: republish it before going on (${HOW}).`,
+  REPUBLISH_WITH_NEW_NEXT_STEP: `The last publishes carried the same text: republish with a new next step (${HOW}).`,
+};
 
 /** The pointer block (TASK_POINTER_V2 or TASK_POINTER_V2_BOOTSTRAP), without refs. */
-export function renderPointerBlock(i: BlockInput): string {
+export function renderPointerBlock(i: BlockInput, d: Decision = decisionOf(i.observed, i.now, i.journal)): string {
   const o = i.observed;
   const present = hasPointer(o);
   const dirty = o.status === 'DIRTY';
@@ -44,33 +67,12 @@ export function renderPointerBlock(i: BlockInput): string {
     `PUBLISHER=${i.publisherCommand}`,
     `RECOVERY_MODE=${dirty ? 'MERGE_FIRST' : 'CONTINUE'}`,
   ];
-  let action = nextAction(o.status, 0, 0);
   if (present) head.push(`TASK_ID=${o.task_id}`);
-  if (dirty) {
-    const age = pointerAgeSeconds(o.updated_at, i.now);
-    const streak = identicalTextStreak(i.journal);
-    action = nextAction(o.status, age, streak);
-    head.push(`POINTER_AGE_SECONDS=${age}`, `JOURNAL_IDENTICAL_TEXT_STREAK=${streak}`);
-  }
-  head.push(`NEXT_ACTION=${action}`);
+  if (dirty) head.push(`POINTER_AGE_SECONDS=${d.age}`, `JOURNAL_IDENTICAL_TEXT_STREAK=${d.streak}`);
+  head.push(`NEXT_ACTION=${d.action}`);
   if (present) head.push('POINTER_TEXT_BEGIN', o.pointer_text ?? '', 'POINTER_TEXT_END');
 
-  let instruction: string;
-  if (!present) {
-    instruction =
-      'No task pointer is published for this session yet. Publish the first one now: a short note with the goal and the next concrete step (at most 8192 UTF-8 bytes). ' +
-      'Pipe one JSON request like PUBLISH_REQUEST below (your own pointer_text; keep the task_id for later publishes) on stdin into the PUBLISHER command; it answers with one JSON receipt.';
-  } else if (dirty) {
-    const why =
-      action === 'REPUBLISH_THEN_CONTINUE'
-        ? 'It is over 10 minutes old: republish it before going on.'
-        : action === 'REPUBLISH_WITH_NEW_NEXT_STEP'
-          ? 'The last publishes carried the same text: republish it with a new next step.'
-          : 'Merge what happened since into it, then republish it.';
-    instruction = `The pointer is DIRTY: work happened since it was last published. ${why} Republish as target_status CLEAN by piping PUBLISH_REQUEST (with the merged pointer_text) into the PUBLISHER command.`;
-  } else {
-    instruction = 'Continue from this pointer. When the goal or the next step changes, publish the new pointer: pipe PUBLISH_REQUEST (with the new pointer_text) into the PUBLISHER command.';
-  }
+  const instruction = WHAT[present ? d.action : 'BOOTSTRAP'] ?? WHAT.CONTINUE;
   const example = JSON.stringify({
     schema_version: 3,
     session_id: o.session_id,
@@ -87,6 +89,17 @@ export function renderPointerBlock(i: BlockInput): string {
     if (bytes(text) <= MAX_CONTEXT_BYTES || keep === 0) return text;
   }
   return `${head.join('\n')}\n`;
+}
+
+/** The most the unchanged line may take (issue 17: one short line, not a block). */
+export const MAX_UNCHANGED_BYTES = 300;
+
+/**
+ * The one line a prompt gets when nothing the last full block showed has changed: the
+ * marker, UNCHANGED, and the fields that identify that block and say what to do.
+ */
+export function renderUnchanged(o: Observed, action: string): string {
+  return `${hasPointer(o) ? MARKER : BOOTSTRAP_MARKER} UNCHANGED STATUS=${o.status ?? o.generation} GENERATION=${o.generation} REVISION=${o.revision} NEXT_ACTION=${action} (the full block with this GENERATION and REVISION still holds)\n`;
 }
 
 /** startup/resume when the state cannot be read: say so and let the agent go on. */
