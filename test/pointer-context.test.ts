@@ -81,8 +81,10 @@ test('the DIRTY block carries every key in order: STATUS … RECOVERY_MODE, TASK
   assert.equal(field(c, 'PUBLISHER'), 'baton --home /x pointer publish');
   assert.equal(field(c, 'POINTER_AGE_SECONDS'), '100');
   assert.equal(field(c, 'NEXT_ACTION'), 'MERGE_THEN_REPUBLISH');
-  const example = JSON.parse(field(c, 'PUBLISH_REQUEST')!);
-  assert.deepEqual(example, {
+  // The request's form names the fields above instead of repeating their values.
+  const form = /(\{"schema_version".*\})\. /.exec(field(c, 'INSTRUCTION')!)![1];
+  const filled = form.replace(/<([A-Z_]+)>/g, (_, k) => field(c, k)!);
+  assert.deepEqual(JSON.parse(filled), {
     schema_version: 3,
     session_id: s.id,
     expected_generation: field(c, 'GENERATION'),
@@ -91,6 +93,7 @@ test('the DIRTY block carries every key in order: STATUS … RECOVERY_MODE, TASK
     target_status: 'CLEAN',
     pointer_text: 'Goal: ...\nNext: ...',
   });
+  assert.equal(keys(c).at(-1), 'INSTRUCTION', 'the instruction is the last line: said once');
 });
 
 test('NEXT_ACTION: DIRTY and age >= 600 → REPUBLISH_THEN_CONTINUE, before the streak rule', () => {
@@ -193,7 +196,7 @@ test('refs are appended after the pointer block at start, not on a prompt', () =
   const st = pointerAspect(s.store, s.id, { kind: 'start', source: 'startup' }, s.opts({ renderRefs }));
   assert.equal(calls, 1);
   const idx = st.context!.indexOf('<ref');
-  assert.ok(idx > st.context!.indexOf('PUBLISH_REQUEST='));
+  assert.ok(idx > st.context!.indexOf('INSTRUCTION='));
 });
 
 test('SessionStart fork or an unknown source injects like startup; clear on an absent state writes the fence', () => {

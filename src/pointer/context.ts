@@ -41,17 +41,22 @@ export function decisionOf(o: Observed, now: Date, journal: readonly JournalReco
   return { age, streak, action: nextAction(o.status, age, streak) };
 }
 
-// Said once, plainly: what to do now (by status and NEXT_ACTION), then how — the fields
-// above carry every value, PUBLISH_REQUEST the request itself.
-const HOW = 'pipe PUBLISH_REQUEST into PUBLISHER';
-const CAS_HINT = 'A STALE_GENERATION/STALE_REVISION receipt carries the current generation and revision: merge, then retry with them.';
+// Said once, plainly: what to do now (by status and NEXT_ACTION), then the request's form with
+// the fields above named, not repeated (SESSION_ID, GENERATION, REVISION and TASK_ID carry them).
 const WHAT: Record<string, string> = {
-  BOOTSTRAP: `Publish this session's first task pointer now (the goal and the next concrete step): ${HOW} with your pointer_text; keep its task_id for later publishes.`,
-  CONTINUE: `Continue from this pointer. When the goal or the next step changes, ${HOW} with the new pointer_text.`,
-  MERGE_THEN_REPUBLISH: `Work happened since this pointer was published: merge it into the text and republish (${HOW}).`,
-  REPUBLISH_THEN_CONTINUE: `This pointer is over 10 minutes old: republish it before going on (${HOW}).`,
-  REPUBLISH_WITH_NEW_NEXT_STEP: `The last publishes carried the same text: republish with a new next step (${HOW}).`,
+  BOOTSTRAP: "Publish this session's first pointer now (the goal and the next concrete step); keep its task_id for later publishes.",
+  CONTINUE: 'Continue from this pointer; publish a new one when the goal or the next step changes.',
+  MERGE_THEN_REPUBLISH: 'Merge the work done since into the text and republish it.',
+  REPUBLISH_THEN_CONTINUE: 'The pointer is over 10 minutes old: republish it before going on.',
+  REPUBLISH_WITH_NEW_NEXT_STEP: 'The last publishes repeated one text: republish it with a new next step.',
 };
+const AFTER = "On STALE_*: merge, retry with the receipt's current_generation/current_revision. While this block holds, prompts get only its UNCHANGED line.";
+
+/** The publish request's form: the block's own fields as <KEY>, a fresh task id when there is no pointer yet. */
+function requestForm(taskId: string | null): string {
+  const task = taskId === null ? '"<TASK_ID>"' : JSON.stringify(taskId);
+  return `{"schema_version":3,"session_id":"<SESSION_ID>","expected_generation":"<GENERATION>","expected_revision":<REVISION>,"task_id":${task},"target_status":"CLEAN","pointer_text":"Goal: ...\\nNext: ..."}`;
+}
 
 /** The pointer block (TASK_POINTER_V2 or TASK_POINTER_V2_BOOTSTRAP), without refs. */
 export function renderPointerBlock(i: BlockInput, d: Decision = decisionOf(i.observed, i.now, i.journal)): string {
@@ -72,23 +77,11 @@ export function renderPointerBlock(i: BlockInput, d: Decision = decisionOf(i.obs
   head.push(`NEXT_ACTION=${d.action}`);
   if (present) head.push('POINTER_TEXT_BEGIN', o.pointer_text ?? '', 'POINTER_TEXT_END');
 
-  const instruction = WHAT[present ? d.action : 'BOOTSTRAP'] ?? WHAT.CONTINUE;
-  const example = JSON.stringify({
-    schema_version: 3,
-    session_id: o.session_id,
-    expected_generation: o.generation,
-    expected_revision: o.revision,
-    task_id: present ? o.task_id : i.exampleTaskId(),
-    target_status: 'CLEAN',
-    pointer_text: 'Goal: ...\nNext: ...',
-  });
-  const tail = [`INSTRUCTION=${instruction} ${CAS_HINT}`, `PUBLISH_REQUEST=${example}`];
-  // Keep the whole block within the limit: the example goes first, then the instruction.
-  for (let keep = tail.length; keep >= 0; keep--) {
-    const text = `${[...head, ...tail.slice(0, keep)].join('\n')}\n`;
-    if (bytes(text) <= MAX_CONTEXT_BYTES || keep === 0) return text;
-  }
-  return `${head.join('\n')}\n`;
+  const what = WHAT[present ? d.action : 'BOOTSTRAP'] ?? WHAT.CONTINUE;
+  const how = `To publish, pipe one JSON line into PUBLISHER, each <KEY> the value above: ${requestForm(present ? null : i.exampleTaskId())}.`;
+  const text = `${[...head, `INSTRUCTION=${what} ${how} ${AFTER}`].join('\n')}\n`;
+  // The text may be 8192 bytes and the id 128 characters: should the whole still not fit, the instruction goes.
+  return bytes(text) <= MAX_CONTEXT_BYTES ? text : `${head.join('\n')}\n`;
 }
 
 /** The most the unchanged line may take (issue 17: one short line, not a block). */
@@ -96,10 +89,11 @@ export const MAX_UNCHANGED_BYTES = 300;
 
 /**
  * The one line a prompt gets when nothing the last full block showed has changed: the
- * marker, UNCHANGED, and the fields that identify that block and say what to do.
+ * marker, UNCHANGED, and the fields that name that block (its GENERATION and REVISION) and
+ * say what to do. The full block's INSTRUCTION says once what the line means.
  */
 export function renderUnchanged(o: Observed, action: string): string {
-  return `${hasPointer(o) ? MARKER : BOOTSTRAP_MARKER} UNCHANGED STATUS=${o.status ?? o.generation} GENERATION=${o.generation} REVISION=${o.revision} NEXT_ACTION=${action} (the full block with this GENERATION and REVISION still holds)\n`;
+  return `${hasPointer(o) ? MARKER : BOOTSTRAP_MARKER} UNCHANGED STATUS=${o.status ?? o.generation} GENERATION=${o.generation} REVISION=${o.revision} NEXT_ACTION=${action}\n`;
 }
 
 /** startup/resume when the state cannot be read: say so and let the agent go on. */
