@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { StrictJsonFailure, parseStrictJson } from '../src/core/strict-json.ts';
+import { MAX_UNCHANGED_BYTES, renderUnchanged } from '../src/pointer/context.ts';
 import type { JournalRecord } from '../src/pointer/journal.ts';
 import { pointerAspect, type PointerHookOptions } from '../src/pointer/hook.ts';
 import { publish } from '../src/pointer/publish.ts';
@@ -303,4 +304,25 @@ test('the strict JSON parser refuses duplicates, comments, trailing commas and t
     assert.equal(kind(bad), 'INVALID_JSON', JSON.stringify(bad));
   }
   assert.equal(kind('['.repeat(100) + ']'.repeat(100)), 'INVALID_JSON');
+});
+
+test('said once: the block stays under 1 KB in the common case (a two-line text, an installed baton under a home folder), and the UNCHANGED line under 300 bytes', () => {
+  const s = setup('0b6e1c9a-3f0e-4c55-a0a4-4d8f2f0b9c11');
+  const publisherCommand = '/usr/bin/node /usr/local/lib/node_modules/baton/bin/baton.cjs --home /home/someone/.baton pointer publish';
+  const o = s.opts({ publisherCommand });
+  const boot = pointerAspect(s.store, s.id, { kind: 'prompt' }, o).context!;
+  s.pub('Goal: say the pointer once\nNext: measure the bytes of a 50-prompt session');
+  const dirty = pointerAspect(s.store, s.id, { kind: 'prompt' }, o).context!;
+  s.pub('Goal: make the hook say the pointer once\nNext: write the docs');
+  const clean = pointerAspect(s.store, s.id, { kind: 'start', source: 'resume' }, o).context!;
+  for (const [name, block] of [['bootstrap', boot], ['DIRTY', dirty], ['CLEAN', clean]]) {
+    assert.ok(Buffer.byteLength(block) < 1024, `${name}: ${Buffer.byteLength(block)} bytes\n${block}`);
+  }
+  // With a viewer, the repeated prompt gets the one line; at most 300 bytes even at the longest values.
+  const viewer = s.opts({ publisherCommand, viewer: 'claude.x' });
+  pointerAspect(s.store, s.id, { kind: 'prompt' }, viewer);
+  const line = pointerAspect(s.store, s.id, { kind: 'prompt' }, viewer).context!;
+  assert.match(line, /^TASK_POINTER_V2 UNCHANGED STATUS=DIRTY GENERATION=g-[0-9a-f]{32} REVISION=\d+ NEXT_ACTION=MERGE_THEN_REPUBLISH\n$/);
+  const longest = renderUnchanged({ ...readState(s.dir, s.id), status: 'DIRTY', revision: Number.MAX_SAFE_INTEGER }, 'REPUBLISH_WITH_NEW_NEXT_STEP');
+  assert.ok(Buffer.byteLength(longest) <= MAX_UNCHANGED_BYTES, longest);
 });

@@ -50,7 +50,7 @@ const WHAT: Record<string, string> = {
   REPUBLISH_THEN_CONTINUE: 'The pointer is over 10 minutes old: republish it before going on.',
   REPUBLISH_WITH_NEW_NEXT_STEP: 'The last publishes repeated one text: republish it with a new next step.',
 };
-const AFTER = "On STALE_*: merge, retry with the receipt's current_generation/current_revision. While this block holds, prompts get only its UNCHANGED line.";
+const AFTER = "On STALE_*, merge and retry with the receipt's current_generation and current_revision. Until this block changes, prompts get only its UNCHANGED line.";
 
 /** The publish request's form: the block's own fields as <KEY>, a fresh task id when there is no pointer yet. */
 function requestForm(taskId: string | null): string {
@@ -78,7 +78,7 @@ export function renderPointerBlock(i: BlockInput, d: Decision = decisionOf(i.obs
   if (present) head.push('POINTER_TEXT_BEGIN', o.pointer_text ?? '', 'POINTER_TEXT_END');
 
   const what = WHAT[present ? d.action : 'BOOTSTRAP'] ?? WHAT.CONTINUE;
-  const how = `To publish, pipe one JSON line into PUBLISHER, each <KEY> the value above: ${requestForm(present ? null : i.exampleTaskId())}.`;
+  const how = `To publish, pipe into PUBLISHER (each <KEY> its value above): ${requestForm(present ? null : i.exampleTaskId())}.`;
   const text = `${[...head, `INSTRUCTION=${what} ${how} ${AFTER}`].join('\n')}\n`;
   // The text may be 8192 bytes and the id 128 characters: should the whole still not fit, the instruction goes.
   return bytes(text) <= MAX_CONTEXT_BYTES ? text : `${head.join('\n')}\n`;
