@@ -322,7 +322,7 @@ test('said once: the block stays under 1 KB in the common case (a two-line text,
   const viewer = s.opts({ publisherCommand, viewer: 'claude.x' });
   pointerAspect(s.store, s.id, { kind: 'prompt' }, viewer);
   const line = pointerAspect(s.store, s.id, { kind: 'prompt' }, viewer).context!;
-  assert.match(line, /^TASK_POINTER_V2 UNCHANGED STATUS=DIRTY GENERATION=g-[0-9a-f]{32} REVISION=\d+ NEXT_ACTION=MERGE_THEN_REPUBLISH\n$/);
+  assert.match(line, /^TASK_POINTER_V2 UNCHANGED STATUS=DIRTY REVISION=\d+ NEXT_ACTION=MERGE_THEN_REPUBLISH\n$/);
   const longest = renderUnchanged({ ...readState(s.dir, s.id), status: 'DIRTY', revision: Number.MAX_SAFE_INTEGER }, 'REPUBLISH_WITH_NEW_NEXT_STEP');
   assert.ok(Buffer.byteLength(longest) <= MAX_UNCHANGED_BYTES, longest);
 });

@@ -50,7 +50,7 @@ const WHAT: Record<string, string> = {
   REPUBLISH_THEN_CONTINUE: 'The pointer is over 10 minutes old: republish it before going on.',
   REPUBLISH_WITH_NEW_NEXT_STEP: 'The last publishes repeated one text: republish it with a new next step.',
 };
-const AFTER = "On STALE_*, merge and retry with the receipt's current_generation and current_revision. Until this block changes, prompts get only its UNCHANGED line.";
+const AFTER = "On STALE_*, merge and retry with the receipt's current values. Until this block changes, prompts get one UNCHANGED line.";
 
 /** The publish request's form: the block's own fields as <KEY>, a fresh task id when there is no pointer yet. */
 function requestForm(taskId: string | null): string {
@@ -89,11 +89,11 @@ export const MAX_UNCHANGED_BYTES = 300;
 
 /**
  * The one line a prompt gets when nothing the last full block showed has changed: the
- * marker, UNCHANGED, and the fields that name that block (its GENERATION and REVISION) and
- * say what to do. The full block's INSTRUCTION says once what the line means.
+ * marker, UNCHANGED, the REVISION that names that block (every write bumps it, a new
+ * generation included) and what to do. The full block's INSTRUCTION says once what it means.
  */
 export function renderUnchanged(o: Observed, action: string): string {
-  return `${hasPointer(o) ? MARKER : BOOTSTRAP_MARKER} UNCHANGED STATUS=${o.status ?? o.generation} GENERATION=${o.generation} REVISION=${o.revision} NEXT_ACTION=${action}\n`;
+  return `${hasPointer(o) ? MARKER : BOOTSTRAP_MARKER} UNCHANGED STATUS=${o.status ?? o.generation} REVISION=${o.revision} NEXT_ACTION=${action}\n`;
 }
 
 /** startup/resume when the state cannot be read: say so and let the agent go on. */
