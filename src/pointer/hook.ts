@@ -33,7 +33,7 @@ export interface PointerHookOptions {
    * run) every prompt gets the full block without refs and nothing is remembered.
    */
   viewer?: string;
-  /** The refs as renderRefs would show them now: `digest state` per ref (asked only with a viewer). */
+  /** The refs as renderRefs would show them now: `source digest state` per ref (asked only with a viewer). */
   refsShown?: () => string;
   /** Who writes the pointer.* events; default `hook:unknown` (the dispatcher passes `hook:<provider>`). */
   writer?: Writer;
@@ -70,7 +70,7 @@ export function pointerAspect(store: FsStore, sessionId: string, event: PointerH
         return { failure: { code: 'INVALID_HOOK_INPUT', message: `PreCompact trigger must be manual or auto, got ${JSON.stringify(event.trigger)}` } };
       }
       // The provider is about to drop context: what this viewer was shown may go with it.
-      if (opts.viewer && !opts.dryRun) forgetShown(store.dir(sessionId), opts.viewer);
+      if (remembers(opts)) forgetShown(store.dir(sessionId), opts.viewer);
       return {};
     default:
       return { failure: { code: 'INVALID_HOOK_INPUT', message: `unknown pointer hook event ${JSON.stringify((event as { kind: unknown }).kind)}` } };
@@ -125,25 +125,27 @@ function journalOf(store: FsStore, id: string, o: Observed): JournalRecord[] {
   }
 }
 
-interface Rendered {
-  text: string;
+interface Block {
   decision: Decision;
+  /** Renders the block; only when it is shown (the bootstrap draws a fresh task id). */
+  text: () => string;
 }
 
-function block(store: FsStore, id: string, o: Observed, opts: PointerHookOptions): Rendered {
+function block(store: FsStore, id: string, o: Observed, opts: PointerHookOptions): Block {
   const journal = journalOf(store, id, o);
   const decision = decisionOf(o, opts.now, journal);
-  const text = renderPointerBlock(
-    {
-      observed: o,
-      publisherCommand: opts.publisherCommand,
-      now: opts.now,
-      journal,
-      exampleTaskId: () => newTaskId(opts.randomBytes ?? systemRandom),
-    },
-    decision,
-  );
-  return { text, decision };
+  const text = (): string =>
+    renderPointerBlock(
+      {
+        observed: o,
+        publisherCommand: opts.publisherCommand,
+        now: opts.now,
+        journal,
+        exampleTaskId: () => newTaskId(opts.randomBytes ?? systemRandom),
+      },
+      decision,
+    );
+  return { decision, text };
 }
 
 /** Whether this event remembers what it shows (a viewer is named and this is no dry run). */
@@ -174,7 +176,7 @@ function viewOf(o: Observed, action: string, opts: PointerHookOptions, refs: str
 function startContext(store: FsStore, id: string, o: Observed, opts: PointerHookOptions): string {
   const r = block(store, id, o, opts);
   if (remembers(opts)) rememberShown(store.dir(id), opts.viewer, viewOf(o, r.decision.action, opts, refsNowShown(opts)));
-  return appendRefs(r.text, opts.renderRefs);
+  return appendRefs(r.text(), opts.renderRefs);
 }
 
 /**
@@ -183,14 +185,14 @@ function startContext(store: FsStore, id: string, o: Observed, opts: PointerHook
  */
 function promptContext(store: FsStore, id: string, o: Observed, opts: PointerHookOptions): string {
   const r = block(store, id, o, opts);
-  if (!remembers(opts)) return r.text;
+  if (!remembers(opts)) return r.text();
   const dir = store.dir(id);
   const now = viewOf(o, r.decision.action, opts, refsNowShown(opts));
   const before = readShown(dir, opts.viewer);
   const refsSame = before !== null && before.refs === now.refs;
   if (refsSame && samePointer(before, now)) return renderUnchanged(o, r.decision.action);
   rememberShown(dir, opts.viewer, now);
-  return refsSame ? r.text : appendRefs(r.text, opts.renderRefs);
+  return refsSame ? r.text() : appendRefs(r.text(), opts.renderRefs);
 }
 
 function withPlan(r: PointerHookResult, a: Applied, opts: PointerHookOptions): PointerHookResult {
