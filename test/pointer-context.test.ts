@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { StrictJsonFailure, parseStrictJson } from '../src/core/strict-json.ts';
+import { MAX_UNCHANGED_BYTES, renderUnchanged } from '../src/pointer/context.ts';
 import type { JournalRecord } from '../src/pointer/journal.ts';
 import { pointerAspect, type PointerHookOptions } from '../src/pointer/hook.ts';
 import { publish } from '../src/pointer/publish.ts';
@@ -81,8 +82,10 @@ test('the DIRTY block carries every key in order: STATUS … RECOVERY_MODE, TASK
   assert.equal(field(c, 'PUBLISHER'), 'baton --home /x pointer publish');
   assert.equal(field(c, 'POINTER_AGE_SECONDS'), '100');
   assert.equal(field(c, 'NEXT_ACTION'), 'MERGE_THEN_REPUBLISH');
-  const example = JSON.parse(field(c, 'PUBLISH_REQUEST')!);
-  assert.deepEqual(example, {
+  // The request's form names the fields above instead of repeating their values.
+  const form = /(\{"schema_version".*\})\. /.exec(field(c, 'INSTRUCTION')!)![1];
+  const filled = form.replace(/<([A-Z_]+)>/g, (_, k) => field(c, k)!);
+  assert.deepEqual(JSON.parse(filled), {
     schema_version: 3,
     session_id: s.id,
     expected_generation: field(c, 'GENERATION'),
@@ -91,6 +94,7 @@ test('the DIRTY block carries every key in order: STATUS … RECOVERY_MODE, TASK
     target_status: 'CLEAN',
     pointer_text: 'Goal: ...\nNext: ...',
   });
+  assert.equal(keys(c).at(-1), 'INSTRUCTION', 'the instruction is the last line: said once');
 });
 
 test('NEXT_ACTION: DIRTY and age >= 600 → REPUBLISH_THEN_CONTINUE, before the streak rule', () => {
@@ -210,7 +214,7 @@ test('refs are appended after the pointer block at start, not on a prompt', () =
   const st = pointerAspect(s.store, s.id, { kind: 'start', source: 'startup' }, s.opts({ renderRefs }));
   assert.equal(calls, 1);
   const idx = st.context!.indexOf('<ref');
-  assert.ok(idx > st.context!.indexOf('PUBLISH_REQUEST='));
+  assert.ok(idx > st.context!.indexOf('INSTRUCTION='));
 });
 
 test('SessionStart fork or an unknown source injects like startup; clear on an absent state writes the fence', () => {
@@ -317,4 +321,25 @@ test('the strict JSON parser refuses duplicates, comments, trailing commas and t
     assert.equal(kind(bad), 'INVALID_JSON', JSON.stringify(bad));
   }
   assert.equal(kind('['.repeat(100) + ']'.repeat(100)), 'INVALID_JSON');
+});
+
+test('said once: the block stays under 1 KB in the common case (a two-line text, an installed baton under a home folder), and the UNCHANGED line under 300 bytes', () => {
+  const s = setup('0b6e1c9a-3f0e-4c55-a0a4-4d8f2f0b9c11');
+  const publisherCommand = '/usr/bin/node /usr/local/lib/node_modules/baton/bin/baton.cjs --home /home/someone/.baton pointer publish';
+  const o = s.opts({ publisherCommand });
+  const boot = pointerAspect(s.store, s.id, { kind: 'prompt' }, o).context!;
+  s.pub('Goal: say the pointer once\nNext: measure the bytes of a 50-prompt session');
+  const dirty = pointerAspect(s.store, s.id, { kind: 'prompt' }, o).context!;
+  s.pub('Goal: make the hook say the pointer once\nNext: write the docs');
+  const clean = pointerAspect(s.store, s.id, { kind: 'start', source: 'resume' }, o).context!;
+  for (const [name, block] of [['bootstrap', boot], ['DIRTY', dirty], ['CLEAN', clean]]) {
+    assert.ok(Buffer.byteLength(block) < 1024, `${name}: ${Buffer.byteLength(block)} bytes\n${block}`);
+  }
+  // With a viewer, the repeated prompt gets the one line; at most 300 bytes even at the longest values.
+  const viewer = s.opts({ publisherCommand, viewer: 'claude.x' });
+  pointerAspect(s.store, s.id, { kind: 'prompt' }, viewer);
+  const line = pointerAspect(s.store, s.id, { kind: 'prompt' }, viewer).context!;
+  assert.match(line, /^TASK_POINTER_V2 UNCHANGED STATUS=DIRTY REVISION=\d+ NEXT_ACTION=MERGE_THEN_REPUBLISH\n$/);
+  const longest = renderUnchanged({ ...readState(s.dir, s.id), status: 'DIRTY', revision: Number.MAX_SAFE_INTEGER }, 'REPUBLISH_WITH_NEW_NEXT_STEP');
+  assert.ok(Buffer.byteLength(longest) <= MAX_UNCHANGED_BYTES, longest);
 });

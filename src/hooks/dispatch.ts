@@ -11,7 +11,7 @@ import { isoMillis } from '../core/time.ts';
 import { type PointerHookResult, pointerAspect } from '../pointer/hook.ts';
 import { PROVIDER_NAMES, findProvider } from '../providers/index.ts';
 import { ASPECTS, type Aspect, type HookEvent, type HookKind, type HookOutput, type ProviderAdapter, mapPayload, outcomeOf } from '../providers/types.ts';
-import { renderRefsForContext } from '../store/refs.ts';
+import { contextRefs, renderRefsForContext } from '../store/refs.ts';
 import { FsStore, type Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
 import { findOpen, loadEpisodes, queuePrompt } from './episodes.ts';
@@ -118,10 +118,14 @@ export function runHook(inv: HookInvocation): HookRun {
   let res: PointerHookResult = {};
   if (enabled('pointer') && ev.kind !== 'end') {
     try {
+      const refs = contextRefs(store, sessionId, inv.now);
       res = pointerAspect(store, sessionId, pointerEvent(ev), {
         now: inv.now,
         publisherCommand: inv.publisherCommand,
-        renderRefs: (budget) => renderRefsForContext(store, sessionId, budget, inv.now),
+        renderRefs: refs.render,
+        refsShown: refs.shown,
+        // Said once: each provider session is one viewer of the block (docs/pointer.md).
+        viewer: `${adapter.name}.${ev.providerSessionId}`,
         writer,
       });
       runs.push({ aspect: 'pointer', event: ev.providerEvent, result: res.block || res.stop || res.failure ? 'refused' : 'ok' });

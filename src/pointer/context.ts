@@ -27,11 +27,39 @@ export function hasPointer(o: Observed): boolean {
   return o.status === 'CLEAN' || o.status === 'DIRTY';
 }
 
-const CAS_HINT =
-  'A STALE_GENERATION or STALE_REVISION receipt means someone published (or /clear fenced) in between: its current_generation and current_revision are the state now; merge and retry with them.';
+/** The decision fields of a DIRTY block (pointer.md): the pointer's age, the identical-text streak, NEXT_ACTION. */
+export interface Decision {
+  age: number;
+  streak: number;
+  action: string;
+}
+
+export function decisionOf(o: Observed, now: Date, journal: readonly JournalRecord[]): Decision {
+  if (o.status !== 'DIRTY') return { age: 0, streak: 0, action: nextAction(o.status, 0, 0) };
+  const age = pointerAgeSeconds(o.updated_at, now);
+  const streak = identicalTextStreak(journal);
+  return { age, streak, action: nextAction(o.status, age, streak) };
+}
+
+// Said once, plainly: what to do now (by status and NEXT_ACTION), then the request's form with
+// the fields above named, not repeated (SESSION_ID, GENERATION, REVISION and TASK_ID carry them).
+const WHAT: Record<string, string> = {
+  BOOTSTRAP: "Publish this session's first pointer now (the goal and the next concrete step); keep its task_id for later publishes.",
+  CONTINUE: 'Continue from this pointer; publish a new one when the goal or the next step changes.',
+  MERGE_THEN_REPUBLISH: 'Merge the work done since into the text and republish it.',
+  REPUBLISH_THEN_CONTINUE: 'The pointer is over 10 minutes old: republish it before going on.',
+  REPUBLISH_WITH_NEW_NEXT_STEP: 'The last publishes repeated one text: republish it with a new next step.',
+};
+const AFTER = "On STALE_*, merge and retry with the receipt's current values. Until this block changes, prompts get one UNCHANGED line.";
+
+/** The publish request's form: the block's own fields as <KEY>, a fresh task id when there is no pointer yet. */
+function requestForm(taskId: string | null): string {
+  const task = taskId === null ? '"<TASK_ID>"' : JSON.stringify(taskId);
+  return `{"schema_version":3,"session_id":"<SESSION_ID>","expected_generation":"<GENERATION>","expected_revision":<REVISION>,"task_id":${task},"target_status":"CLEAN","pointer_text":"Goal: ...\\nNext: ..."}`;
+}
 
 /** The pointer block (TASK_POINTER_V2 or TASK_POINTER_V2_BOOTSTRAP), without refs. */
-export function renderPointerBlock(i: BlockInput): string {
+export function renderPointerBlock(i: BlockInput, d: Decision = decisionOf(i.observed, i.now, i.journal)): string {
   const o = i.observed;
   const present = hasPointer(o);
   const dirty = o.status === 'DIRTY';
@@ -44,49 +72,28 @@ export function renderPointerBlock(i: BlockInput): string {
     `PUBLISHER=${i.publisherCommand}`,
     `RECOVERY_MODE=${dirty ? 'MERGE_FIRST' : 'CONTINUE'}`,
   ];
-  let action = nextAction(o.status, 0, 0);
   if (present) head.push(`TASK_ID=${o.task_id}`);
-  if (dirty) {
-    const age = pointerAgeSeconds(o.updated_at, i.now);
-    const streak = identicalTextStreak(i.journal);
-    action = nextAction(o.status, age, streak);
-    head.push(`POINTER_AGE_SECONDS=${age}`, `JOURNAL_IDENTICAL_TEXT_STREAK=${streak}`);
-  }
-  head.push(`NEXT_ACTION=${action}`);
+  if (dirty) head.push(`POINTER_AGE_SECONDS=${d.age}`, `JOURNAL_IDENTICAL_TEXT_STREAK=${d.streak}`);
+  head.push(`NEXT_ACTION=${d.action}`);
   if (present) head.push('POINTER_TEXT_BEGIN', o.pointer_text ?? '', 'POINTER_TEXT_END');
 
-  let instruction: string;
-  if (!present) {
-    instruction =
-      'No task pointer is published for this session yet. Publish the first one now: a short note with the goal and the next concrete step (at most 8192 UTF-8 bytes). ' +
-      'Pipe one JSON request like PUBLISH_REQUEST below (your own pointer_text; keep the task_id for later publishes) on stdin into the PUBLISHER command; it answers with one JSON receipt.';
-  } else if (dirty) {
-    const why =
-      action === 'REPUBLISH_THEN_CONTINUE'
-        ? 'It is over 10 minutes old: republish it before going on.'
-        : action === 'REPUBLISH_WITH_NEW_NEXT_STEP'
-          ? 'The last publishes carried the same text: republish it with a new next step.'
-          : 'Merge what happened since into it, then republish it.';
-    instruction = `The pointer is DIRTY: work happened since it was last published. ${why} Republish as target_status CLEAN by piping PUBLISH_REQUEST (with the merged pointer_text) into the PUBLISHER command.`;
-  } else {
-    instruction = 'Continue from this pointer. When the goal or the next step changes, publish the new pointer: pipe PUBLISH_REQUEST (with the new pointer_text) into the PUBLISHER command.';
-  }
-  const example = JSON.stringify({
-    schema_version: 3,
-    session_id: o.session_id,
-    expected_generation: o.generation,
-    expected_revision: o.revision,
-    task_id: present ? o.task_id : i.exampleTaskId(),
-    target_status: 'CLEAN',
-    pointer_text: 'Goal: ...\nNext: ...',
-  });
-  const tail = [`INSTRUCTION=${instruction} ${CAS_HINT}`, `PUBLISH_REQUEST=${example}`];
-  // Keep the whole block within the limit: the example goes first, then the instruction.
-  for (let keep = tail.length; keep >= 0; keep--) {
-    const text = `${[...head, ...tail.slice(0, keep)].join('\n')}\n`;
-    if (bytes(text) <= MAX_CONTEXT_BYTES || keep === 0) return text;
-  }
-  return `${head.join('\n')}\n`;
+  const what = WHAT[present ? d.action : 'BOOTSTRAP'] ?? WHAT.CONTINUE;
+  const how = `To publish, pipe into PUBLISHER (each <KEY> its value above): ${requestForm(present ? null : i.exampleTaskId())}.`;
+  const text = `${[...head, `INSTRUCTION=${what} ${how} ${AFTER}`].join('\n')}\n`;
+  // The text may be 8192 bytes and the id 128 characters: should the whole still not fit, the instruction goes.
+  return bytes(text) <= MAX_CONTEXT_BYTES ? text : `${head.join('\n')}\n`;
+}
+
+/** The most the unchanged line may take (issue 17: one short line, not a block). */
+export const MAX_UNCHANGED_BYTES = 300;
+
+/**
+ * The one line a prompt gets when nothing the last full block showed has changed: the
+ * marker, UNCHANGED, the REVISION that names that block (every write bumps it, a new
+ * generation included) and what to do. The full block's INSTRUCTION says once what it means.
+ */
+export function renderUnchanged(o: Observed, action: string): string {
+  return `${hasPointer(o) ? MARKER : BOOTSTRAP_MARKER} UNCHANGED STATUS=${o.status ?? o.generation} REVISION=${o.revision} NEXT_ACTION=${action}\n`;
 }
 
 /** startup/resume when the state cannot be read: say so and let the agent go on. */

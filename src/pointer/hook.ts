@@ -4,12 +4,15 @@
 // (stderr `TASK_POINTER_V2:<CODE>`, exit 2), `stop` → stop continuing, `failure` → an
 // ordinary hook failure. Writes go through the same CAS commit as the publisher, under the
 // session mutex. Lean: this runs on every prompt (no zod, commander, SQLite, jsonc-parser).
+// Said once: given a `viewer` (the provider session), a prompt whose block would repeat what
+// that viewer was last shown gets one short line instead (shown.ts, docs/pointer.md).
 import type { StoredEvent } from '../core/events.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { type WriteSource, commitUnderMutex, pointerError } from './cas.ts';
-import { RECOVERY_REQUIRED, appendRefs, renderPointerBlock, renderUnknownRecovery } from './context.ts';
+import { BOOTSTRAP_MARKER, type Decision, MARKER, RECOVERY_REQUIRED, appendRefs, decisionOf, hasPointer, renderPointerBlock, renderUnchanged, renderUnknownRecovery } from './context.ts';
 import { type JournalRecord, readJournal, readJournalTail } from './journal.ts';
 import { CLEARED_TARGET, type Target, identicalTextStreak, nextState, promptTarget } from './rules.ts';
+import { type Shown, forgetShown, readShown, rememberShown, samePointer } from './shown.ts';
 import { type Observed, type PointerState, type RandomBytes, newGeneration, newTaskId, observedOf, readState, systemRandom } from './state.ts';
 
 export type PointerHookEvent =
@@ -23,6 +26,15 @@ export interface PointerHookOptions {
   publisherCommand: string;
   /** Rendered refs appended after the pointer block at start (refs.md); given the bytes left. */
   renderRefs?: (budgetBytes: number) => string;
+  /**
+   * Who is shown the block: `<provider>.<provider session id>`. With it, what each full block
+   * showed is remembered, and a prompt that would repeat it gets one short line instead; a
+   * prompt's full block then carries the refs when they changed. Without it (and in a dry
+   * run) every prompt gets the full block without refs and nothing is remembered.
+   */
+  viewer?: string;
+  /** The refs as renderRefs would show them now: `source digest state` per ref (asked only with a viewer). */
+  refsShown?: () => string;
   /** Who writes the pointer.* events; default `hook:unknown` (the dispatcher passes `hook:<provider>`). */
   writer?: Writer;
   /** Randomness for new generations and the bootstrap example's task id (tests inject it). */
@@ -57,6 +69,8 @@ export function pointerAspect(store: FsStore, sessionId: string, event: PointerH
       if (!PRE_COMPACT_TRIGGERS.includes(event.trigger)) {
         return { failure: { code: 'INVALID_HOOK_INPUT', message: `PreCompact trigger must be manual or auto, got ${JSON.stringify(event.trigger)}` } };
       }
+      // The provider is about to drop context: what this viewer was shown may go with it.
+      if (remembers(opts)) forgetShown(store.dir(sessionId), opts.viewer);
       return {};
     default:
       return { failure: { code: 'INVALID_HOOK_INPUT', message: `unknown pointer hook event ${JSON.stringify((event as { kind: unknown }).kind)}` } };
@@ -116,14 +130,74 @@ function journalOf(store: FsStore, id: string, o: Observed): JournalRecord[] {
   }
 }
 
-function block(store: FsStore, id: string, o: Observed, opts: PointerHookOptions): string {
-  return renderPointerBlock({
-    observed: o,
-    publisherCommand: opts.publisherCommand,
-    now: opts.now,
-    journal: journalOf(store, id, o),
-    exampleTaskId: () => newTaskId(opts.randomBytes ?? systemRandom),
-  });
+interface Block {
+  decision: Decision;
+  /** Renders the block; only when it is shown (the bootstrap draws a fresh task id). */
+  text: () => string;
+}
+
+function block(store: FsStore, id: string, o: Observed, opts: PointerHookOptions): Block {
+  const journal = journalOf(store, id, o);
+  const decision = decisionOf(o, opts.now, journal);
+  const text = (): string =>
+    renderPointerBlock(
+      {
+        observed: o,
+        publisherCommand: opts.publisherCommand,
+        now: opts.now,
+        journal,
+        exampleTaskId: () => newTaskId(opts.randomBytes ?? systemRandom),
+      },
+      decision,
+    );
+  return { decision, text };
+}
+
+/** Whether this event remembers what it shows (a viewer is named and this is no dry run). */
+const remembers = (opts: PointerHookOptions): opts is PointerHookOptions & { viewer: string } => !!opts.viewer && !opts.dryRun;
+
+function refsNowShown(opts: PointerHookOptions): string {
+  try {
+    return opts.refsShown?.() ?? '';
+  } catch {
+    return '';
+  }
+}
+
+function viewOf(o: Observed, action: string, opts: PointerHookOptions, refs: string): Shown {
+  return {
+    session_id: o.session_id,
+    marker: hasPointer(o) ? MARKER : BOOTSTRAP_MARKER,
+    status: o.status ?? o.generation,
+    generation: o.generation,
+    revision: o.revision,
+    next_action: action,
+    publisher: opts.publisherCommand,
+    refs,
+  };
+}
+
+/** A start's block, in full with refs; remembered as what this viewer was shown. */
+function startContext(store: FsStore, id: string, o: Observed, opts: PointerHookOptions): string {
+  const r = block(store, id, o, opts);
+  if (remembers(opts)) rememberShown(store.dir(id), opts.viewer, viewOf(o, r.decision.action, opts, refsNowShown(opts)));
+  return appendRefs(r.text(), opts.renderRefs);
+}
+
+/**
+ * A prompt's context: the short line when the pointer and the refs are what this viewer was
+ * last shown; else the full block (with the refs when they are not what was shown), remembered.
+ */
+function promptContext(store: FsStore, id: string, o: Observed, opts: PointerHookOptions): string {
+  const r = block(store, id, o, opts);
+  if (!remembers(opts)) return r.text();
+  const dir = store.dir(id);
+  const now = viewOf(o, r.decision.action, opts, refsNowShown(opts));
+  const before = readShown(dir, opts.viewer);
+  const refsSame = before !== null && before.refs === now.refs;
+  if (refsSame && samePointer(before, now)) return renderUnchanged(o, r.decision.action);
+  rememberShown(dir, opts.viewer, now);
+  return refsSame ? r.text() : appendRefs(r.text(), opts.renderRefs);
 }
 
 function withPlan(r: PointerHookResult, a: Applied, opts: PointerHookOptions): PointerHookResult {
@@ -144,16 +218,23 @@ function onPrompt(store: FsStore, id: string, opts: PointerHookOptions): Pointer
       },
     };
   }
-  return withPlan({ context: block(store, id, a.observed, opts) }, a, opts);
+  return withPlan({ context: promptContext(store, id, a.observed, opts) }, a, opts);
 }
 
 function onStart(store: FsStore, id: string, source: string, opts: PointerHookOptions): PointerHookResult {
-  const stop = (code: string, message: string): PointerHookResult => ({
-    stop: {
-      code: RECOVERY_REQUIRED,
-      reason: `${RECOVERY_REQUIRED}:${code} the task pointer could not be recovered after ${source} (${message}). Run \`baton pointer report ${id}\` and repair it before continuing.`,
-    },
-  });
+  // A start that shows no pointer block leaves nothing for a short line to stand for.
+  const forget = (): void => {
+    if (remembers(opts)) forgetShown(store.dir(id), opts.viewer);
+  };
+  const stop = (code: string, message: string): PointerHookResult => {
+    forget();
+    return {
+      stop: {
+        code: RECOVERY_REQUIRED,
+        reason: `${RECOVERY_REQUIRED}:${code} the task pointer could not be recovered after ${source} (${message}). Run \`baton pointer report ${id}\` and repair it before continuing.`,
+      },
+    };
+  };
   if (source === 'clear') {
     // /clear starts over: a CLEARED state with a new generation fences every older request.
     let a: Applied;
@@ -163,17 +244,18 @@ function onStart(store: FsStore, id: string, source: string, opts: PointerHookOp
       const pe = pointerError(e);
       return stop(pe.code, pe.message);
     }
-    return withPlan({ context: appendRefs(block(store, id, a.observed, opts), opts.renderRefs) }, a, opts);
+    return withPlan({ context: startContext(store, id, a.observed, opts) }, a, opts);
   }
   let cur: Observed;
   try {
     cur = readState(store.dir(id), id);
   } catch (e) {
     const pe = pointerError(e);
+    forget();
     if (source === 'compact') return stop(pe.code, pe.message);
     return { context: appendRefs(renderUnknownRecovery(pe.code, id, opts.publisherCommand), opts.renderRefs) };
   }
-  const r: PointerHookResult = { context: appendRefs(block(store, id, cur, opts), opts.renderRefs) };
+  const r: PointerHookResult = { context: startContext(store, id, cur, opts) };
   if (opts.dryRun) r.planned = [];
   return r;
 }

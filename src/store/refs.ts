@@ -6,8 +6,9 @@
 // the event first and the file second. What a crash leaves: at worst an acknowledged
 // `ref.captured` whose file still holds the previous capture (or none); re-capturing fixes it.
 // The file carries the seq of its event, so the two can always be matched.
-// The read side (renderRefsForContext) runs on the SessionStart hook path: it reads the
-// refs folder and the tail of each source's log, nothing else.
+// The read side (renderRefsForContext, contextRefs) runs on the hook path (SessionStart, and
+// every prompt's "said once" check): it reads the refs folder and the tail of each source's
+// log, nothing else.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../core/errors.ts';
@@ -145,16 +146,41 @@ export function refsNow(store: FsStore, sessionId: string, now: Date): RefNow[] 
  * do not fit, the ones that do are kept. Never throws: a hook must not break the agent.
  */
 export function renderRefsForContext(store: FsStore, sessionId: string, budgetBytes: number, now: Date): string {
-  try {
-    const items = refsNow(store, sessionId, now).map((r) => {
-      const full = `${render(r.ref, now, r.current_version)}\n`;
-      const omitted = `${renderOmitted(r.ref, now, r.current_version)}\n`;
-      return { full, omitted, fullBytes: Buffer.byteLength(full), omittedBytes: Buffer.byteLength(omitted), include: false };
-    });
-    return fitToBudget(items, Math.max(0, Math.floor(budgetBytes) || 0));
-  } catch {
-    return '';
-  }
+  return contextRefs(store, sessionId, now).render(budgetBytes);
+}
+
+/**
+ * The session's refs for one hook context, read at most once: `render` as renderRefsForContext,
+ * `shown` what a context shows of them — `source digest state` per ref, one a line, newest
+ * capture first ('' without refs) — which the pointer's "said once" memory compares. Never throws.
+ */
+export function contextRefs(store: FsStore, sessionId: string, now: Date): { render: (budgetBytes: number) => string; shown: () => string } {
+  let read: RefNow[] | undefined;
+  const refs = (): RefNow[] => {
+    if (read === undefined) {
+      try {
+        read = refsNow(store, sessionId, now);
+      } catch {
+        read = [];
+      }
+    }
+    return read;
+  };
+  return {
+    shown: () => refs().map((r) => `${r.ref.source} ${r.ref.digest} ${r.state}`).join('\n'),
+    render: (budgetBytes) => {
+      try {
+        const items = refs().map((r) => {
+          const full = `${render(r.ref, now, r.current_version)}\n`;
+          const omitted = `${renderOmitted(r.ref, now, r.current_version)}\n`;
+          return { full, omitted, fullBytes: Buffer.byteLength(full), omittedBytes: Buffer.byteLength(omitted), include: false };
+        });
+        return fitToBudget(items, Math.max(0, Math.floor(budgetBytes) || 0));
+      } catch {
+        return '';
+      }
+    },
+  };
 }
 
 interface Fit {

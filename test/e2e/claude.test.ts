@@ -269,6 +269,82 @@ describe(`Claude Code ${CLAUDE_VERSION} with baton installed (offline)`, { skip 
   });
 });
 
+// Said once (docs/pointer.md): a prompt whose block would repeat what this provider session was
+// last shown carries one UNCHANGED line; every SessionStart, /compact's included, the full block.
+describe(`Claude Code ${CLAUDE_VERSION}: the pointer block said once`, { skip }, () => {
+  let server: ModelServer;
+  let user: User;
+  let plan: AgentPlan = {};
+  let id = '';
+  const UNCHANGED = /TASK_POINTER_V2 UNCHANGED STATUS=([A-Z]+) REVISION=(\d+) NEXT_ACTION=([A-Z_]+)/g;
+
+  before(async () => {
+    server = await new ModelServer().start();
+    server.script = diligentAgent(() => plan);
+    user = newUser();
+    const inst = userBaton(['install', 'claude'], user);
+    assert.equal(inst.code, 0, inst.stderr);
+  });
+  after(async () => {
+    await server?.close();
+    removeUsers();
+  });
+
+  test('a prompt that changed the pointer carries the full block; the next unchanged prompt only the UNCHANGED line', async () => {
+    plan = { publish: 'Goal: say it once\nNext: check the request bodies' };
+    const first = await claude(['-p', 'Publish a pointer', '--allowedTools', 'Bash', '--output-format', 'json'], user, server);
+    assertRan(first, 'first');
+    id = JSON.parse(first.stdout).session_id;
+    assert.equal(pointerState(user, id).status, 'CLEAN');
+
+    // The prompt marks the pointer DIRTY (a write): the full block, no UNCHANGED line.
+    plan = {};
+    let from = server.requests.length;
+    const second = await claude(['--resume', id, '-p', 'Second prompt'], user, server);
+    assertRan(second, 'second');
+    const text2 = mainSince(server.requests, from)[0].text;
+    assert.deepEqual([...text2.matchAll(UNCHANGED)], [], 'no UNCHANGED line while something changed');
+    const dirty = newestPointerBlock(text2)!;
+    assert.equal(dirty.fields.STATUS, 'DIRTY');
+    assert.ok(dirty.fields.INSTRUCTION, 'the full block, with its INSTRUCTION');
+
+    // Nothing changed since: the resume start shows the block in full, the prompt one line.
+    from = server.requests.length;
+    const third = await claude(['--resume', id, '-p', 'Third prompt'], user, server);
+    assertRan(third, 'third');
+    const main3 = mainSince(server.requests, from);
+    assert.equal(main3.length, 1);
+    const lines = [...main3[0].text.matchAll(UNCHANGED)];
+    assert.equal(lines.length, 1, `one UNCHANGED line in the request: ${main3[0].text.slice(-3000)}`);
+    assert.deepEqual(lines[0].slice(1), ['DIRTY', dirty.fields.REVISION, 'MERGE_THEN_REPUBLISH']);
+    assert.ok(Buffer.byteLength(lines[0][0]) <= 300);
+    assert.equal(third.stdout.trim(), 'SAW TASK_POINTER_V2 STATUS=DIRTY', 'the model still reads the full block it was shown');
+    // Every block in the request is in full; only the prompt's context is short.
+    assert.ok(pointerBlocks(main3[0].text).every((b) => b.fields.INSTRUCTION));
+  });
+
+  test('after /compact the full block is back in the next request (the compact start context), the old turns and their lines gone', async () => {
+    plan = {};
+    const compact = await claude(['--resume', id, '-p', '/compact'], user, server);
+    assertRan(compact, '/compact');
+    const from = server.requests.length;
+    const run = await claude(['--resume', id, '-p', 'After the compaction'], user, server);
+    assertRan(run, 'after compact');
+    const main = mainSince(server.requests, from);
+    assert.equal(main.length, 1);
+    const text = main[0].text;
+    assert.doesNotMatch(text, /Third prompt/, 'the old conversation was compacted away');
+    assert.match(text, /SessionStart hook additional context: TASK_POINTER_V2\n/);
+    const full = pointerBlocks(text).filter((b) => b.marker === 'TASK_POINTER_V2' && b.fields.STATUS === 'DIRTY' && b.fields.INSTRUCTION);
+    assert.ok(full.length >= 2, 'the compact and the resume start contexts both carry the full block');
+    assert.equal(full[0].pointerText, 'Goal: say it once\nNext: check the request bodies');
+    // The prompt after them: nothing changed since those starts showed it, so one line.
+    const lines = [...text.matchAll(UNCHANGED)];
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0][2], full[0].fields.REVISION);
+  });
+});
+
 describe(`Claude Code ${CLAUDE_VERSION} killed mid-turn`, { skip }, () => {
   let server: ModelServer;
   let user: User;

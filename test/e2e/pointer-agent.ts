@@ -61,18 +61,18 @@ export function newestPointerBlock(text: string): PointerBlock | undefined {
   return best;
 }
 
-/** The publish request a diligent agent sends for `block`: CAS on the generation and revision it was shown. */
+/**
+ * The publish request a diligent agent sends for `block`: CAS on the generation and revision it
+ * was shown; the task id of the block, else the one its INSTRUCTION's request form offers.
+ */
 export function publishRequest(block: PointerBlock, pointerText: string): Record<string, unknown> {
-  let example: any = {};
-  try {
-    example = JSON.parse(block.fields.PUBLISH_REQUEST ?? '{}');
-  } catch {}
+  const offered = /"task_id":"([0-9a-f-]{36})"/.exec(block.fields.INSTRUCTION ?? '')?.[1];
   return {
     schema_version: 3,
-    session_id: block.fields.SESSION_ID ?? example.session_id,
-    expected_generation: block.fields.GENERATION ?? example.expected_generation,
-    expected_revision: Number(block.fields.REVISION ?? example.expected_revision),
-    task_id: block.fields.TASK_ID ?? example.task_id ?? randomUUID(),
+    session_id: block.fields.SESSION_ID,
+    expected_generation: block.fields.GENERATION,
+    expected_revision: Number(block.fields.REVISION),
+    task_id: block.fields.TASK_ID ?? offered ?? randomUUID(),
     target_status: 'CLEAN',
     pointer_text: pointerText,
   };
