@@ -2,13 +2,15 @@
 // Source of truth: this file. Who writes: appendEvents, under the session mutex, one write
 // call and an fsync before success. What a crash leaves: at most a torn last line, which
 // readers skip and the next writer (or repair) moves into quarantine/ before appending.
+// Torn means without its newline or not JSON: a complete line that parses but breaks the
+// seq or the chain was written whole and then changed, which is corruption (WS201).
 // `.verified` caches (size, ctime, inode) -> (last seq, last h) after each append, so an
 // append reads no tail; any change not made by an append (tamper, torn write) misses the
 // cache and the whole chain is re-verified before anything is written.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../core/errors.ts';
-import { type EventInput, MAX_LINE_BYTES, type StoredEvent, checkLine, encodeEvent } from '../core/events.ts';
+import { type EventInput, MAX_LINE_BYTES, NOT_JSON, type StoredEvent, checkLine, encodeEvent } from '../core/events.ts';
 import { FILE_MODE, ensureDir, writeInPlace } from './fsutil.ts';
 import { dropFd, heldFd } from './heldfd.ts';
 import { assertMutexStillHeld } from './mutex.ts';
@@ -55,8 +57,8 @@ export function foldFacts(facts: LogFacts, ev: { type: string; payload: Record<s
 
 /**
  * Streams the log line by line from the start, checking seq and chain. `onEvent` gets each
- * valid event with its raw line; stops at the first bad line. A bad line that is the last
- * one (no newline, or unparsable) is a torn tail; anything else is corruption.
+ * valid event with its raw line; stops at the first bad line. A last line without its
+ * newline, or one that is not JSON, is a torn tail; any other bad line is corruption.
  */
 export function scanLog(
   path: string,
@@ -92,7 +94,7 @@ export function scanLog(
         const chk = checkLine(raw, res.lastSeq + 1, res.lastH);
         if (!chk.ok) {
           const endOfLine = offset + (nl - start) + 1;
-          if (endOfLine >= size) res.torn = { offset, bytes: size - offset };
+          if (endOfLine >= size && chk.reason === NOT_JSON) res.torn = { offset, bytes: size - offset };
           else res.corrupt = { line: lineNo, offset, reason: chk.reason };
           return res;
         }
