@@ -9,7 +9,7 @@
 // cache and the whole chain is re-verified before anything is written.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { fail } from '../core/errors.ts';
+import { errnoError, fail } from '../core/errors.ts';
 import { type EventInput, MAX_LINE_BYTES, NOT_JSON, type StoredEvent, checkLine, encodeEvent } from '../core/events.ts';
 import { FILE_MODE, ensureDir, writeInPlace } from './fsutil.ts';
 import { dropFd, heldFd } from './heldfd.ts';
@@ -181,11 +181,18 @@ export function quarantineTail(dir: string, validBytes: number, nowIso: string):
     const qpath = join(qdir, `${nowIso.replace(/[:.]/g, '-')}-events.tail-at-${validBytes}`);
     const qfd = fs.openSync(qpath, 'wx', FILE_MODE);
     try {
-      fs.writeSync(qfd, tail);
+      if (fs.writeSync(qfd, tail) !== tail.length) fail('WS206', `the disk took only part of the torn tail set aside in ${qpath}`);
       fs.fsyncSync(qfd);
-    } finally {
+    } catch (e) {
+      // The tail stays in the log (readers skip it) until a quarantine can hold all of it.
       fs.closeSync(qfd);
+      try {
+        fs.unlinkSync(qpath);
+        fs.rmdirSync(qdir);
+      } catch {}
+      throw errnoError(e, 'setting a torn tail aside failed; the log is unchanged') ?? e;
     }
+    fs.closeSync(qfd);
     fs.ftruncateSync(fd, validBytes);
     fs.fsyncSync(fd);
     return qpath;
@@ -267,13 +274,19 @@ export function appendLocked(
   try {
     const buf = Buffer.from(text);
     const n = fs.writeSync(log.fd, buf);
-    if (n !== buf.length) throw new Error(`short write to ${path}`);
+    if (n !== buf.length) fail('WS206', `the disk took ${n} of the ${buf.length} bytes of an append to ${sessionId} (full, or a file size limit); nothing was written`, { session: sessionId });
     fs.fsyncSync(log.fd);
     const st = fs.fstatSync(log.fd, { bigint: true });
     writeSidecar(dir, { ...statKey(st), seq, h, ...facts }, log.fresh);
   } catch (e) {
+    // Not acknowledged: whatever part of it reached the file goes, so a failed append
+    // changes nothing (no torn line for the next writer to quarantine). Still under the mutex.
+    try {
+      fs.ftruncateSync(log.fd, tail.size);
+      fs.fsyncSync(log.fd);
+    } catch {}
     dropFd(path);
-    throw e;
+    throw errnoError(e, `the append to ${sessionId} failed; nothing was written`) ?? e;
   }
   return out;
 }
