@@ -147,3 +147,160 @@ test('an append on a full disk (ENOSPC) changes nothing: WS206, exit 2, no parti
   assert.equal(append(home, 'full', 'after').code, 0);
   assert.equal(baton(['session', 'verify', 'full'], { home }).code, 0);
 });
+
+// --- links planted in the store -------------------------------------------------------
+
+/** A folder outside the store holding a file whose bytes must never change. */
+function outside(): { dir: string; victim: string; bytes: Buffer } {
+  const dir = tmpDir('baton-outside-');
+  const victim = join(dir, 'victim.txt');
+  const bytes = Buffer.from('bytes outside the store\n');
+  fs.writeFileSync(victim, bytes);
+  return { dir, victim, bytes };
+}
+
+function hook(home: string, payload: Record<string, unknown>) {
+  return baton(['hook', 'claude'], { home, input: JSON.stringify({ cwd: home, ...payload }) });
+}
+
+test('an events.jsonl that is a link to a valid log outside the store: the append is refused (WS010) and the outside log is unchanged', () => {
+  const home = tmpDir();
+  const dir = newSession(home, 'loglink');
+  const out = outside();
+  const target = join(out.dir, 'events.jsonl');
+  fs.copyFileSync(join(dir, 'events.jsonl'), target);
+  fs.rmSync(join(dir, 'events.jsonl'));
+  fs.rmSync(join(dir, '.verified'), { force: true });
+  fs.symlinkSync(target, join(dir, 'events.jsonl'));
+  const before = treeHash(out.dir);
+  const r = append(home, 'loglink', 'through the link');
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^baton: WS010 /m);
+  assert.equal(treeHash(out.dir), before);
+});
+
+test('links planted for the files written in place or appended (.verified, manifest.json, index.feed, context.md): the append lands in the store, nothing outside changes', () => {
+  const home = tmpDir();
+  const dir = newSession(home, 'inplace');
+  assert.equal(append(home, 'inplace', 'one').code, 0);
+  const out = outside();
+  const planted = [join(dir, '.verified'), join(dir, 'manifest.json'), join(home, 'index.feed'), join(dir, 'context.md')];
+  for (const p of planted) {
+    fs.rmSync(p, { force: true });
+    fs.symlinkSync(out.victim, p);
+  }
+  const before = treeHash(out.dir);
+  const r = append(home, 'inplace', 'two');
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(treeHash(out.dir), before);
+  assert.deepEqual(fs.readFileSync(out.victim), out.bytes);
+  assert.equal(readJsonl(join(dir, 'events.jsonl')).at(-1).payload.text, 'two');
+  // The projections were replaced by files of their own (rename replaces the link, not its target).
+  assert.equal(fs.lstatSync(join(dir, 'manifest.json')).isFile(), true);
+  assert.equal(fs.lstatSync(join(dir, 'context.md')).isFile(), true);
+});
+
+test('links planted for the hook files (episodes.json, hooks/claude.*.last, journal.jsonl): a prompt and a publish write nothing outside', () => {
+  const home = tmpDir();
+  const sid = 'hooklinks';
+  assert.equal(hook(home, { session_id: sid, hook_event_name: 'SessionStart', source: 'startup' }).code, 0);
+  assert.equal(hook(home, { session_id: sid, hook_event_name: 'UserPromptSubmit', prompt: 'first' }).code, 0);
+  const dir = join(home, 'sessions', sid);
+  const out = outside();
+  const lasts = fs.readdirSync(join(home, 'hooks')).map((n) => join(home, 'hooks', n));
+  assert.ok(lasts.length > 0);
+  for (const p of [join(dir, 'episodes.json'), join(dir, 'journal.jsonl'), ...lasts]) {
+    fs.rmSync(p, { force: true });
+    fs.symlinkSync(out.victim, p);
+  }
+  const before = treeHash(out.dir);
+  const r = hook(home, { session_id: sid, hook_event_name: 'UserPromptSubmit', prompt: 'second' });
+  assert.equal(r.code, 0, r.stderr);
+  const state = JSON.parse(fs.readFileSync(join(dir, 'state.json'), 'utf8'));
+  const p = baton(['pointer', 'publish'], {
+    home,
+    input: JSON.stringify({ schema_version: 3, session_id: sid, expected_generation: state.generation, expected_revision: state.revision, task_id: state.task_id ?? '3f0c8a52-2b7e-4c1d-9a6f-0e5b7d9c1a24', target_status: 'CLEAN', pointer_text: 'Goal: g\nNext: n' }),
+  });
+  assert.equal(p.code, 0, p.stderr);
+  assert.equal(p.json.journal_appended, false);
+  assert.equal(treeHash(out.dir), before);
+  assert.deepEqual(fs.readFileSync(out.victim), out.bytes);
+});
+
+test('a baton.db (or its -wal) that is a link: list and search refuse with WS010 and the target is unchanged', () => {
+  const home = tmpDir();
+  newSession(home, 'dblink');
+  const out = outside();
+  for (const name of ['baton.db', 'baton.db-wal']) {
+    for (const ext of ['', '-wal', '-shm']) fs.rmSync(join(home, `baton.db${ext}`), { force: true });
+    fs.symlinkSync(out.victim, join(home, name));
+    const before = treeHash(out.dir);
+    for (const args of [['session', 'list'], ['search', 'Hardening']]) {
+      const r = baton(args, { home });
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /^baton: WS010 /m);
+    }
+    assert.equal(treeHash(out.dir), before);
+    fs.rmSync(join(home, name));
+  }
+});
+
+test('a session folder, sessions/, or a subfolder (artifacts/, quarantine/, hooks/) that is a link out of the store is refused (WS010); the outside folder is unchanged', () => {
+  const home = tmpDir();
+  const dir = newSession(home, 'dirlink');
+  const out = outside();
+  // The session folder itself, moved outside and linked back.
+  const moved = join(out.dir, 'dirlink');
+  fs.cpSync(dir, moved, { recursive: true });
+  fs.rmSync(dir, { recursive: true });
+  fs.symlinkSync(moved, dir);
+  let before = treeHash(out.dir);
+  for (const args of [['session', 'append', 'dirlink', '--text', 'x'], ['session', 'release', 'dirlink'], ['session', 'archive', 'dirlink']]) {
+    const r = baton(args, { home, env: CLI });
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /^baton: WS010 /m);
+  }
+  const start = hook(home, { session_id: 'dirlink', hook_event_name: 'SessionStart', source: 'startup' });
+  assert.equal(start.code, 0, 'a hook never breaks the agent');
+  assert.match(start.stderr, /WS010/);
+  // A prompt whose DIRTY mark cannot be written blocks (pointer.md's one blocking case), naming why.
+  const prompt = hook(home, { session_id: 'dirlink', hook_event_name: 'UserPromptSubmit', prompt: 'through the link' });
+  assert.equal(prompt.code, 2, prompt.stderr);
+  assert.equal(JSON.parse(prompt.stdout).decision, 'block');
+  assert.match(prompt.stdout, /WRITE_FAILED.*symbolic link/);
+  assert.equal(treeHash(out.dir), before);
+  fs.rmSync(dir);
+
+  // sessions/ as a whole.
+  newSession(home, 'insess');
+  const sessions = join(home, 'sessions');
+  fs.renameSync(sessions, join(out.dir, 'sessions'));
+  fs.symlinkSync(join(out.dir, 'sessions'), sessions);
+  before = treeHash(out.dir);
+  for (const args of [['session', 'new', 'Another', '--id', 'another'], ['session', 'append', 'insess', '--text', 'x']]) {
+    const r = baton(args, { home, env: CLI });
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /^baton: WS010 /m);
+  }
+  assert.equal(treeHash(out.dir), before);
+  fs.rmSync(sessions);
+
+  // Subfolders of a real session.
+  const d2 = newSession(home, 'subs');
+  const file = join(out.dir, 'artifact.txt');
+  fs.writeFileSync(file, 'an artifact');
+  fs.symlinkSync(out.dir, join(d2, 'artifacts'));
+  fs.symlinkSync(out.dir, join(d2, 'quarantine'));
+  fs.appendFileSync(join(d2, 'events.jsonl'), '{"seq":3,"torn');
+  before = treeHash(out.dir);
+  const art = baton(['session', 'artifact', 'add', 'subs', file, '--as', 'copied.txt'], { home, env: CLI });
+  assert.equal(art.code, 2, art.stderr);
+  assert.match(art.stderr, /^baton: WS010 /m);
+  const torn = append(home, 'subs', 'after a torn tail');
+  assert.equal(torn.code, 2, torn.stderr);
+  assert.match(torn.stderr, /^baton: WS010 /m);
+  fs.rmSync(join(home, 'hooks'), { recursive: true, force: true });
+  fs.symlinkSync(out.dir, join(home, 'hooks'));
+  assert.equal(hook(home, { session_id: 'subs-hook', hook_event_name: 'SessionStart', source: 'startup' }).code, 0);
+  assert.equal(treeHash(out.dir), before);
+});

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { errnoError, fail } from '../core/errors.ts';
 import { type EventInput, MAX_LINE_BYTES, NOT_JSON, type StoredEvent, checkLine, encodeEvent } from '../core/events.ts';
-import { FILE_MODE, ensureDir, writeInPlace } from './fsutil.ts';
+import { FILE_MODE, ensureDir, linkRefused, writeInPlace } from './fsutil.ts';
 import { dropFd, heldFd } from './heldfd.ts';
 import { assertMutexStillHeld } from './mutex.ts';
 
@@ -170,9 +170,12 @@ export interface TailState extends LogFacts {
 /** Moves a torn tail into quarantine/ and truncates the log to its valid bytes. Caller holds the mutex. */
 export function quarantineTail(dir: string, validBytes: number, nowIso: string): string | null {
   const path = join(dir, LOG_FILE);
-  const size = fs.statSync(path).size;
-  if (size <= validBytes) return null;
-  const fd = fs.openSync(path, 'r+');
+  const fd = fs.openSync(path, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
+  const size = fs.fstatSync(fd).size;
+  if (size <= validBytes) {
+    fs.closeSync(fd);
+    return null;
+  }
   try {
     const tail = Buffer.alloc(size - validBytes);
     fs.readSync(fd, tail, 0, tail.length, validBytes);
@@ -209,10 +212,12 @@ export function verifiedTail(dir: string, sessionId: string, nowIso: string): Ta
   const path = `${dir}/${LOG_FILE}`;
   let st: fs.BigIntStats | null = null;
   try {
-    st = fs.statSync(path, { bigint: true });
+    // lstat, not stat (same cost): a log that is a link is refused before anything reads or writes through it.
+    st = fs.lstatSync(path, { bigint: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
+  if (st?.isSymbolicLink()) linkRefused(path);
   if (!st) return { lastSeq: 0, lastH: '', size: 0, ino: null, own: false, quarantined: null, archived: false, allowed: null };
   const key = statKey(st);
   const matches = (c: Sidecar | null | undefined): c is Sidecar => !!c && c.size === key.size && c.ctime === key.ctime && c.ino === key.ino;
@@ -270,8 +275,9 @@ export function appendLocked(
   for (const e of inputs) foldFacts(facts, e);
   const path = `${dir}/${LOG_FILE}`;
   assertMutexStillHeld(dir);
-  const log = heldFd(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, tail.ino);
+  let log: ReturnType<typeof heldFd> | undefined;
   try {
+    log = heldFd(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, tail.ino);
     const buf = Buffer.from(text);
     const n = fs.writeSync(log.fd, buf);
     if (n !== buf.length) fail('WS206', `the disk took ${n} of the ${buf.length} bytes of an append to ${sessionId} (full, or a file size limit); nothing was written`, { session: sessionId });
@@ -281,10 +287,12 @@ export function appendLocked(
   } catch (e) {
     // Not acknowledged: whatever part of it reached the file goes, so a failed append
     // changes nothing (no torn line for the next writer to quarantine). Still under the mutex.
-    try {
-      fs.ftruncateSync(log.fd, tail.size);
-      fs.fsyncSync(log.fd);
-    } catch {}
+    if (log) {
+      try {
+        fs.ftruncateSync(log.fd, tail.size);
+        fs.fsyncSync(log.fd);
+      } catch {}
+    }
     dropFd(path);
     throw errnoError(e, `the append to ${sessionId} failed; nothing was written`) ?? e;
   }

@@ -12,7 +12,8 @@ import { redactValue } from '../core/redact.ts';
 import { type SessionView, type Workspace, emptyView, foldEvent } from '../core/session.ts';
 import { type Clock, isoMillis, systemClock } from '../core/time.ts';
 import { noteSessionChanged } from './feed.ts';
-import { DIR_MODE, ensureDir } from './fsutil.ts';
+import { DIR_MODE, ensureDir, refuseLink, sweepStaleTemps } from './fsutil.ts';
+import { claimHome } from './home.ts';
 import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, isValid, readLock, removeLock, replaceLock } from './lease.ts';
 import { LOG_FILE, type ScanResult, type TailState, appendLocked, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
 import { withMutex } from './mutex.ts';
@@ -140,8 +141,25 @@ export class FsStore {
   }
 
   private ensureRoot(): void {
-    ensureDir(this.home);
+    claimHome(this.home);
     ensureDir(this.sessionsDir);
+  }
+
+  /** Session folders whose chain inside the store this process has checked for links. */
+  private readonly checked = new Set<string>();
+
+  /**
+   * A session's folder for a write: `sessions/` and the session folder must be real folders,
+   * not links out of the store (WS010). Checked once per process and session (two lstats);
+   * the files inside are opened O_NOFOLLOW or replaced by rename.
+   */
+  writeDir(id: string): string {
+    const d = this.dir(id);
+    if (this.checked.has(d)) return d;
+    refuseLink(this.sessionsDir);
+    refuseLink(d);
+    if (this.checked.size < 4096) this.checked.add(d);
+    return d;
   }
 
   private now(): Date {
@@ -169,7 +187,7 @@ export class FsStore {
         id = generatedId(opts.title, this.now().getTime(), Math.floor(this.random() * 36 ** 4).toString(36).padStart(4, '0'));
       }
     }
-    const events = withMutex(this.dir(id), () => {
+    const events = withMutex(this.writeDir(id), () => {
       const inputs: EventInput[] = [this.createdEvent(opts)];
       if (opts.leaseMs) inputs.push(...this.acquireInputs(id, opts.writer, opts.leaseMs, false));
       return this.appendUnderMutex(id, inputs, opts.writer, { isCreate: true });
@@ -205,9 +223,9 @@ export class FsStore {
     checkSessionId(id);
     if (this.exists(id)) return false;
     this.ensureRoot();
-    ensureDir(this.dir(id));
+    ensureDir(this.writeDir(id));
     let created: StoredEvent[] = [];
-    withMutex(this.dir(id), () => {
+    withMutex(this.writeDir(id), () => {
       if (this.exists(id)) return;
       created = this.appendUnderMutex(id, [this.createdEvent(opts)], opts.writer, { isCreate: true });
     });
@@ -217,7 +235,7 @@ export class FsStore {
 
   /** Runs fn under the session mutex (pointer CAS, lease operations). */
   locked<T>(id: string, fn: () => T): T {
-    return withMutex(this.dir(id), fn);
+    return withMutex(this.writeDir(id), fn);
   }
 
   /**
@@ -227,7 +245,7 @@ export class FsStore {
   append(id: string, inputs: EventInput | EventInput[], writer: Writer, opts: { expectedSeq?: number } = {}): StoredEvent[] {
     const list = Array.isArray(inputs) ? inputs : [inputs];
     for (const e of list) checkEventType(e.type);
-    const events = withMutex(this.dir(id), () => this.appendUnderMutex(id, list, writer, opts));
+    const events = withMutex(this.writeDir(id), () => this.appendUnderMutex(id, list, writer, opts));
     this.afterAppend(id, events);
     return events;
   }
@@ -247,7 +265,7 @@ export class FsStore {
   /** Appends the riders still waiting for a session, on their own. */
   flushRiders(id: string, writer: Writer): StoredEvent[] {
     if (!this.riders.get(id)?.length) return [];
-    withMutex(this.dir(id), () => this.appendUnderMutex(id, [], writer));
+    withMutex(this.writeDir(id), () => this.appendUnderMutex(id, [], writer));
     const batch = this.lastBatch.get(id) ?? [];
     this.afterAppend(id, batch);
     return batch;
@@ -405,8 +423,10 @@ export class FsStore {
     return lock && isValid(lock, this.now().getTime()) ? 'active' : 'suspended';
   }
 
-  /** Rewrites manifest.json and context.md from the log. */
+  /** Rewrites manifest.json and context.md from the log, and sweeps the temp files killed writers left there. */
   refreshProjections(id: string): Manifest {
+    // File ages are on the filesystem's clock, not the store's (a test clock must not sweep a live temp file).
+    sweepStaleTemps(this.dir(id), Date.now());
     const { view } = this.view(id);
     const manifest = manifestFromView(view, this.lifecycle(id, view.archived));
     writeManifest(this.dir(id), manifest);
@@ -464,7 +484,7 @@ export class FsStore {
 
   /** Takes (or renews, when ours) the lease, appending lock.* events; `extra` events go in the same write. */
   acquire(id: string, writer: Writer, opts: { leaseMs?: number; steal?: boolean; extra?: (lastSeq: number) => EventInput[] } = {}): StoredEvent[] {
-    const dir = this.dir(id);
+    const dir = this.writeDir(id);
     const events = withMutex(dir, () => {
       this.preflight(id, writer);
       const before = readLock(dir);
@@ -484,7 +504,7 @@ export class FsStore {
   }
 
   renew(id: string, writer: Writer, leaseMs = DEFAULT_LEASE_MS): StoredEvent[] {
-    const dir = this.dir(id);
+    const dir = this.writeDir(id);
     const events = withMutex(dir, () => {
       this.preflight(id, writer);
       const cur = readLock(dir);
@@ -511,7 +531,7 @@ export class FsStore {
   }
 
   release(id: string, writer: Writer): StoredEvent[] {
-    const dir = this.dir(id);
+    const dir = this.writeDir(id);
     const events = withMutex(dir, () => {
       this.preflight(id, writer);
       const cur = readLock(dir);
@@ -537,7 +557,7 @@ export class FsStore {
 
   /** Quarantines a torn tail and rebuilds projections; never drops acknowledged history. */
   repair(id: string): { quarantined: string | null; corrupt: ScanResult['corrupt']; last_seq: number } {
-    const dir = this.dir(id);
+    const dir = this.writeDir(id);
     return withMutex(dir, () => {
       const scan = scanLog(join(dir, LOG_FILE));
       let quarantined: string | null = null;
