@@ -97,7 +97,7 @@ test('an append cut short by the file size limit (EFBIG) leaves the log as it wa
   assert.equal(baton(['session', 'verify', 'fsize'], { home }).code, 0);
 });
 
-/** A 1 MiB tmpfs for a full disk, or null where mounting is not allowed (not root, no tmpfs). */
+/** A 1 MiB tmpfs (a disk to fill or make read-only), or null where mounting is not allowed (not root, no tmpfs). */
 function smallDisk(): { dir: string; done: () => void } | null {
   const dir = tmpDir('baton-disk-');
   const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,mode=0700', 'tmpfs', dir], { encoding: 'utf8' });
@@ -114,8 +114,15 @@ function smallDisk(): { dir: string; done: () => void } | null {
   };
 }
 
-const disk = smallDisk();
-test('an append on a full disk (ENOSPC) changes nothing: WS206, exit 2, no partial line, no empty quarantine file on retries', { skip: disk ? false : 'cannot mount a tmpfs here' }, (t) => {
+const canMount = ((): boolean => {
+  const d = smallDisk();
+  d?.done();
+  return d !== null;
+})();
+const NO_MOUNT = canMount ? false : 'cannot mount a tmpfs here';
+
+test('an append on a full disk (ENOSPC) changes nothing: WS206, exit 2, no partial line, no empty quarantine file on retries', { skip: NO_MOUNT }, (t) => {
+  const disk = smallDisk();
   if (!disk) return;
   t.after(disk.done);
   const home = join(disk.dir, 'store');
@@ -303,4 +310,135 @@ test('a session folder, sessions/, or a subfolder (artifacts/, quarantine/, hook
   fs.symlinkSync(out.dir, join(home, 'hooks'));
   assert.equal(hook(home, { session_id: 'subs-hook', hook_event_name: 'SessionStart', source: 'startup' }).code, 0);
   assert.equal(treeHash(out.dir), before);
+});
+
+// --- the store's home -------------------------------------------------------------------
+
+/** Paths at the top of `/` that a refused `--home /` must not create; removed after the test if it did. */
+function rootWatch(t: { after: (fn: () => void) => void }): string[] {
+  const names = ['sessions', 'baton.db', 'baton.db-wal', 'baton.db-shm', 'index.feed', 'hooks', 'projects.json', '.baton-home'];
+  const absent = names.map((n) => join('/', n)).filter((p) => !fs.existsSync(p));
+  t.after(() => {
+    for (const p of absent) fs.rmSync(p, { recursive: true, force: true });
+  });
+  return absent;
+}
+
+test('--home / is refused (WS011) before anything is written, by the CLI, the index and a hook', (t) => {
+  const absent = rootWatch(t);
+  const r = baton(['--home', '/', 'session', 'new', 'At the root', '--id', 'atroot'], { env: CLI });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^baton: WS011 /m);
+  // Reading finds no sessions there and builds no index (or refuses): either way it writes nothing.
+  const l = baton(['--home', '/', 'session', 'list', '--all']);
+  assert.ok(l.code === 0 || /^baton: WS011 /m.test(l.stderr), l.stderr);
+  const h = baton(['--home', '/', 'hook', 'claude'], { input: JSON.stringify({ session_id: 'atroot', cwd: '/tmp', hook_event_name: 'SessionStart', source: 'startup' }) });
+  assert.equal(h.code, 0, 'a hook never breaks the agent');
+  assert.match(h.stderr, /WS011/);
+  assert.deepEqual(absent.filter((p) => fs.existsSync(p)), [], 'nothing was created at the root');
+});
+
+test('a home that exists, holds other files and has no marker is refused (WS011) and left as it was; an empty one becomes a store with its marker', () => {
+  const home = tmpDir();
+  fs.writeFileSync(join(home, 'notes.txt'), 'not a store\n');
+  fs.mkdirSync(join(home, 'src'));
+  const before = treeHash(home);
+  const r = baton(['session', 'new', 'Here', '--id', 'here'], { home, env: CLI });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^baton: WS011 /m);
+  for (const args of [['session', 'list', '--all'], ['search', 'x', '--all']]) {
+    const q = baton(args, { home });
+    assert.ok(q.code === 0 || /^baton: WS011 /m.test(q.stderr), `${args.join(' ')}: ${q.stderr}`);
+  }
+  const h = hook(home, { session_id: 'here', hook_event_name: 'SessionStart', source: 'startup' });
+  assert.equal(h.code, 0);
+  assert.match(h.stderr, /WS011/);
+  assert.equal(treeHash(home), before);
+  const empty = tmpDir();
+  newSession(empty, 'fresh');
+  assert.equal(fs.statSync(join(empty, '.baton-home')).isFile(), true);
+});
+
+test('a store made before the marker existed is recognised by its layout and gets its marker', () => {
+  const home = tmpDir();
+  newSession(home, 'old');
+  fs.rmSync(join(home, '.baton-home'));
+  fs.rmSync(join(home, 'baton.db'), { force: true });
+  assert.equal(append(home, 'old', 'still works').code, 0);
+  const r = baton(['session', 'new', 'Second', '--id', 'second'], { home, env: CLI });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(fs.existsSync(join(home, '.baton-home')), true);
+  const l = baton(['session', 'list', '--all', '--json'], { home });
+  assert.equal(l.code, 0, l.stderr);
+});
+
+test('a dangling sessions link, --home /proc, a file where a folder should be: coded refusals (WS010, WS011, WS012), never an endless recursion', () => {
+  const home = tmpDir();
+  newSession(home, 'first');
+  fs.rmSync(join(home, 'sessions'), { recursive: true });
+  fs.symlinkSync(join(home, 'nowhere'), join(home, 'sessions'));
+  const h = hook(home, { session_id: 'dangling', hook_event_name: 'SessionStart', source: 'startup' });
+  assert.equal(h.code, 0);
+  assert.doesNotMatch(h.stderr, /call stack/);
+  assert.match(h.stderr, /WS010/);
+  assert.equal(fs.existsSync(join(home, 'nowhere')), false, 'the link was not followed to make a folder');
+  const before = treeHash(home);
+  const n = baton(['session', 'new', 'New', '--id', 'dangling'], { home, env: CLI });
+  assert.equal(n.code, 2, n.stderr);
+  assert.match(n.stderr, /^baton: WS010 /m);
+  assert.equal(treeHash(home), before);
+
+  const proc = baton(['--home', '/proc', 'session', 'new', 'In proc', '--id', 'inproc'], { env: CLI });
+  assert.equal(proc.code, 2, proc.stderr);
+  assert.match(proc.stderr, /^baton: WS011 /m);
+
+  const home2 = tmpDir();
+  newSession(home2, 'first');
+  fs.rmSync(join(home2, 'sessions'), { recursive: true });
+  fs.writeFileSync(join(home2, 'sessions'), 'a file');
+  const before2 = treeHash(home2);
+  const f = baton(['session', 'new', 'New', '--id', 'second'], { home: home2, env: CLI });
+  assert.equal(f.code, 2, f.stderr);
+  assert.match(f.stderr, /^baton: WS012 /m);
+  // A home below a file: ENOTDIR from the filesystem, coded.
+  const below = baton(['--home', join(home2, 'sessions', 'x'), 'session', 'new', 'Below', '--id', 'below'], { env: CLI });
+  assert.equal(below.code, 2, below.stderr);
+  assert.match(below.stderr, /^baton: WS012 /m);
+  assert.equal(treeHash(home2), before2);
+});
+
+test('temp files a killed writer left (.context.md.*.tmp, .manifest.json.*.tmp) are swept by the next projection rebuild once older than a minute; a fresh one stays', () => {
+  const home = tmpDir();
+  const dir = newSession(home, 'temps');
+  const old = [join(dir, '.context.md.4242.l9k2x.1.abcdef.tmp'), join(dir, '.manifest.json.4242.l9k2x.2.abcdef.tmp'), join(dir, '.state.json.4242.l9k2x.3.abcdef.tmp')];
+  const fresh = join(dir, '.context.md.4343.l9k2y.1.ghijkl.tmp');
+  const past = new Date(Date.now() - 2 * 60_000);
+  for (const p of old) {
+    fs.writeFileSync(p, 'half a projection');
+    fs.utimesSync(p, past, past);
+  }
+  fs.writeFileSync(fresh, 'a writer at work');
+  assert.equal(append(home, 'temps', 'next').code, 0);
+  assert.deepEqual(old.filter((p) => fs.existsSync(p)), []);
+  assert.equal(fs.existsSync(fresh), true);
+});
+
+test('a store on a read-only filesystem: the append is refused with a code (WS013), exit 2, not raw errno text', { skip: NO_MOUNT }, (t) => {
+  const disk = smallDisk();
+  if (!disk) return;
+  t.after(disk.done);
+  const home = join(disk.dir, 'store');
+  const dir = newSession(home, 'ro');
+  const bytes = fs.readFileSync(join(dir, 'events.jsonl'));
+  assert.equal(spawnSync('mount', ['-o', 'remount,ro', disk.dir]).status, 0);
+  t.after(() => spawnSync('mount', ['-o', 'remount,rw', disk.dir]));
+  for (const args of [['session', 'append', 'ro', '--text', 'x'], ['session', 'new', 'Another', '--id', 'another']]) {
+    const r = baton(args, { home, env: CLI });
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /^baton: WS013 .*EROFS/m);
+  }
+  const j = baton(['--json', 'session', 'append', 'ro', '--text', 'x'], { home, env: CLI });
+  assert.equal(j.json.ok, false);
+  assert.equal(j.json.error.code, 'WS013');
+  assert.deepEqual(fs.readFileSync(join(dir, 'events.jsonl')), bytes);
 });
