@@ -148,22 +148,22 @@ export function readFileOrNull(path: string): Buffer | null {
 }
 
 /**
- * Appends with one write call and fsync; creates the file 0600. A write that fails (or takes
- * only part of the data) is cut back off, so the file is as before. Caller serialises appends.
+ * Appends with one write call and fsync; creates the file 0600. A write that takes only part
+ * of the data, or whose fsync fails, is cut back off, so the file is as before (a write(2)
+ * that fails outright wrote nothing). Caller serialises appends to the file.
  */
 export function appendDurable(path: string, data: string | Uint8Array, durable = true): void {
   const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, FILE_MODE);
-  let start = -1;
+  let written = 0;
   try {
-    start = fs.fstatSync(fd).size;
     const buf = typeof data === 'string' ? Buffer.from(data) : data;
-    const n = fs.writeSync(fd, buf);
-    if (n !== buf.length) throw Object.assign(new Error(`short write: ${n} of ${buf.length} bytes`), { code: 'ENOSPC', path });
+    written = fs.writeSync(fd, buf);
+    if (written !== buf.length) throw Object.assign(new Error(`short write: ${written} of ${buf.length} bytes`), { code: 'ENOSPC', path });
     if (durable) fs.fsyncSync(fd);
   } catch (e) {
-    if (start >= 0) {
+    if (written > 0) {
       try {
-        fs.ftruncateSync(fd, start);
+        fs.ftruncateSync(fd, fs.fstatSync(fd).size - written);
       } catch {}
     }
     throw e;
