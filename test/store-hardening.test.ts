@@ -442,3 +442,22 @@ test('a store on a read-only filesystem: the append is refused with a code (WS01
   assert.equal(j.json.error.code, 'WS013');
   assert.deepEqual(fs.readFileSync(join(dir, 'events.jsonl')), bytes);
 });
+
+test('a create refused or failed leaves no session folder: a lease past year 9999, a parent that is not an id, a disk that takes nothing', () => {
+  const home = tmpDir();
+  newSession(home, 'first');
+  const before = treeHash(home);
+  const lease = baton(['session', 'new', 'Long', '--id', 'long', '--lease', '999999999999d'], { home, env: CLI });
+  assert.equal(lease.code, 2, lease.stderr);
+  assert.match(lease.stderr, /^baton: USAGE .*lease/m);
+  const parent = baton(['session', 'new', 'Child', '--id', 'child', '--parent', '../x'], { home, env: CLI });
+  assert.equal(parent.code, 2, parent.stderr);
+  assert.match(parent.stderr, /^baton: WS003 /m);
+  const full = batonLimited(home, 0, ['session', 'new', 'Nothing fits', '--id', 'nofit']);
+  assert.equal(full.code, 2, full.stderr);
+  assert.match(full.stderr, /^baton: WS206 /m);
+  assert.equal(treeHash(home), before, 'no folder, lock.json or line was left');
+  const resume = baton(['session', 'resume', 'first', '--lease', '999999999999d'], { home, env: CLI });
+  assert.equal(resume.code, 2, resume.stderr);
+  assert.equal(treeHash(home), before);
+});

@@ -67,6 +67,9 @@ export interface StoreOptions {
 
 export const DEFAULT_ALLOWED = [...SURFACE_KINDS];
 
+/** RFC 3339 timestamps have four-digit years: no lease may end later. */
+const LAST_INSTANT = Date.UTC(10000, 0, 1);
+
 interface Rider {
   inputs: EventInput[];
   onStored?: (events: StoredEvent[]) => void;
@@ -169,6 +172,8 @@ export class FsStore {
   /** Creates a session folder and writes session.created (+ lock.acquired when leaseMs is set). */
   create(opts: CreateOptions): { id: string; events: StoredEvent[] } {
     if (opts.id !== undefined) checkSessionId(opts.id);
+    if (opts.parentSession !== undefined) checkSessionId(opts.parentSession);
+    if (opts.leaseMs) this.leaseUntil(this.now(), opts.leaseMs);
     this.checkRuntimes(opts.allowedRuntimes);
     this.ensureRoot();
     let id = opts.id ?? generatedId(opts.title, this.now().getTime());
@@ -187,11 +192,20 @@ export class FsStore {
         id = generatedId(opts.title, this.now().getTime(), Math.floor(this.random() * 36 ** 4).toString(36).padStart(4, '0'));
       }
     }
-    const events = withMutex(this.writeDir(id), () => {
-      const inputs: EventInput[] = [this.createdEvent(opts)];
-      if (opts.leaseMs) inputs.push(...this.acquireInputs(id, opts.writer, opts.leaseMs, false));
-      return this.appendUnderMutex(id, inputs, opts.writer, { isCreate: true });
-    });
+    let events: StoredEvent[];
+    try {
+      events = withMutex(this.writeDir(id), () => {
+        const inputs: EventInput[] = [this.createdEvent(opts)];
+        if (opts.leaseMs) inputs.push(...this.acquireInputs(id, opts.writer, opts.leaseMs, false));
+        return this.appendUnderMutex(id, inputs, opts.writer, { isCreate: true });
+      });
+    } catch (e) {
+      // A create that wrote no session.created leaves no folder behind (nor the lock.json it took).
+      if (!this.exists(id) && !fs.lstatSync(this.dir(id), { throwIfNoEntry: false })?.isSymbolicLink()) {
+        fs.rmSync(this.dir(id), { recursive: true, force: true });
+      }
+      throw e;
+    }
     this.afterAppend(id, events, true);
     return { id, events };
   }
@@ -436,6 +450,15 @@ export class FsStore {
 
   // --- the writer lease -------------------------------------------------------------
 
+  /** When a lease of leaseMs taken now ends; USAGE for a length that is not a positive whole number of ms or ends past year 9999. */
+  private leaseUntil(now: Date, leaseMs: number): string {
+    const end = now.getTime() + leaseMs;
+    if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0 || !(end < LAST_INSTANT)) {
+      fail('USAGE', `invalid lease length: ${leaseMs} ms; a lease is a positive duration ending before the year 10000`, { lease_ms: leaseMs });
+    }
+    return isoMillis(new Date(end));
+  }
+
   private holderOf(w: Writer): Holder {
     return { surface: w.surface, instance_id: w.instanceId, actor: w.actor };
   }
@@ -445,7 +468,7 @@ export class FsStore {
     const dir = this.dir(id);
     const now = this.now();
     const holder = this.holderOf(writer);
-    const until = isoMillis(new Date(now.getTime() + leaseMs));
+    const until = this.leaseUntil(now, leaseMs);
     const fresh: LockFile = { holder, lease: { acquired_at: isoMillis(now), lease_until: until, renew_count: 0 } };
     const cur = readLock(dir);
     const ev = (type: string, payload: Record<string, unknown>): EventInput => ({ type, surface: writer.surface, actor: writer.actor, payload });
@@ -516,7 +539,7 @@ export class FsStore {
         }
         fail('WS103', `the lease on ${id} is no longer ours: it expired and belongs to ${cur.holder.instance_id}`, { holder: cur.holder });
       }
-      const until = isoMillis(new Date(this.now().getTime() + leaseMs));
+      const until = this.leaseUntil(this.now(), leaseMs);
       const before = cur;
       replaceLock(dir, { holder: cur.holder, lease: { ...cur.lease, lease_until: until, renew_count: cur.lease.renew_count + 1 } });
       try {
