@@ -1,7 +1,7 @@
 // Output conventions of cli.md in one place: --json (one document), exit codes 0/1/2,
 // `baton: <CODE> <message>` on stderr for refusals, colour only on a TTY without NO_COLOR.
 import pc from 'picocolors';
-import { BatonError } from '../core/errors.ts';
+import { BatonError, errnoError } from '../core/errors.ts';
 import { formatDuration } from '../core/duration.ts';
 import { resolveHome } from '../store/home.ts';
 import { FsStore } from '../store/store.ts';
@@ -56,7 +56,9 @@ export async function run(g: GlobalOptions, body: () => CommandResult | Promise<
   }
 }
 
-export function reportError(g: GlobalOptions, e: unknown): void {
+export function reportError(g: GlobalOptions, e0: unknown): void {
+  // A filesystem refusal the store did not code itself (read-only, full, not a folder) is still a refusal.
+  const e = errnoError(e0) ?? e0;
   if (e instanceof BatonError) {
     if (g.json) process.stdout.write(`${JSON.stringify({ ok: false, error: e.toJSON() })}\n`);
     process.stderr.write(`baton: ${e.code} ${e.message}\n`);

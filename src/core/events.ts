@@ -80,13 +80,16 @@ export type LineCheck =
   | { ok: true; event: StoredEvent }
   | { ok: false; reason: string };
 
+/** Why a line is not an event when it does not even parse: the only bad last line that is a torn write. */
+export const NOT_JSON = 'not valid JSON';
+
 /** Parses a line (without its newline) as the event numbered expectSeq; a string says why it is not. */
 export function parseEventLine(line: string, expectSeq: number): StoredEvent | string {
   let ev: StoredEvent;
   try {
     ev = JSON.parse(line);
   } catch {
-    return 'not valid JSON';
+    return NOT_JSON;
   }
   if (!ev || typeof ev !== 'object' || Array.isArray(ev)) return 'not a JSON object';
   if (ev.seq !== expectSeq) return `seq ${ev.seq} where ${expectSeq} was expected`;

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { redactText } from '../core/redact.ts';
 import { isoMillis } from '../core/time.ts';
-import { FILE_MODE, ensureDir } from '../store/fsutil.ts';
+import { FILE_MODE, appendDurable, ensureDir, refuseLink } from '../store/fsutil.ts';
 import { contextStamp } from './episodes.ts';
 
 export const CONTEXTS_DIR = 'contexts';
@@ -97,5 +97,7 @@ export function closureText(c: ClosureSpec): string {
 /** Appends the closure to the episode's document (when it has one). */
 export function appendClosure(sessionDir: string, contextFile: string | null, c: ClosureSpec): void {
   if (!contextFile || contextFile.includes('..')) return;
-  fs.appendFileSync(join(sessionDir, contextFile), closureText(c), { mode: FILE_MODE });
+  // Neither the folder nor the file may be a link planted in the store (WS010).
+  refuseLink(join(sessionDir, CONTEXTS_DIR));
+  appendDurable(join(sessionDir, contextFile), closureText(c), false);
 }

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { ensureDir, writeInPlace } from '../store/fsutil.ts';
+import { claimHome } from '../store/home.ts';
 
 export interface LastRun {
   at: string;
@@ -16,6 +17,7 @@ const fileOf = (home: string, provider: string, aspect: string): string => join(
 export function recordLastRuns(home: string, provider: string, runs: { aspect: string; event: string; result: string }[], at: string): void {
   if (runs.length === 0) return;
   try {
+    claimHome(home);
     ensureDir(join(home, 'hooks'));
     for (const r of runs) writeInPlace(fileOf(home, provider, r.aspect), `${at} ${r.event} ${r.result}\n`);
   } catch {

@@ -6,7 +6,8 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ensureDir } from '../store/fsutil.ts';
+import { refuseLink } from '../store/fsutil.ts';
+import { claimHome } from '../store/home.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
 import { type RebuildStats, rebuild, rebuildInto, sessionNames } from './rebuild.ts';
 import { WorkerSink, sqliteModulePath } from './rebuild-worker.ts';
@@ -80,7 +81,7 @@ function sweepStaleBuilds(home: string, nowMs: number): void {
  */
 export function buildFresh(home: string, io: IndexIo = {}): RebuildStats {
   const now = io.nowMs ?? Date.now;
-  ensureDir(home);
+  claimHome(home);
   sweepStaleBuilds(home, now());
   const target = dbPath(home);
   const tmp = `${target}.rebuild-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
@@ -194,6 +195,8 @@ function describe(e: unknown): string {
 export function openIndex(home: string, io: IndexIo = {}, opts: { build?: boolean } = {}): Db | null {
   const path = dbPath(home);
   const note = io.note ?? (() => {});
+  // SQLite follows links when it opens the database and its -wal and -shm: refuse them first (WS010).
+  for (const p of [path, `${path}-wal`, `${path}-shm`]) refuseLink(p);
   try {
     if (!fs.existsSync(path)) {
       if (opts.build === false) return null;

@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import { join, sep } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { sha256Hex } from '../core/hash.ts';
-import { ensureDir, writeFileAtomic } from '../store/fsutil.ts';
+import { writeFileAtomic } from '../store/fsutil.ts';
+import { claimHome } from '../store/home.ts';
 
 export const PROJECTS_FILE = 'projects.json';
 export type Trust = 'trusted' | 'untrusted';
@@ -41,7 +42,7 @@ export function readProjects(home: string): ProjectEntry[] {
 }
 
 export function writeProjects(home: string, list: ProjectEntry[]): void {
-  ensureDir(home);
+  claimHome(home);
   const sorted = [...list].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   writeFileAtomic(join(home, PROJECTS_FILE), `${JSON.stringify({ version: 1, projects: sorted }, null, 2)}\n`, { durable: true });
 }

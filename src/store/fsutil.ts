@@ -1,25 +1,62 @@
 // Filesystem helpers of the store: private modes, durable and atomic writes, a sync sleep.
-// Invariant: every folder baton creates is 0700 and every file 0600, whatever the umask.
+// Invariant: every folder baton creates is 0700 and every file 0600, whatever the umask; no
+// write follows a symbolic link planted in the store (O_NOFOLLOW on files written in place,
+// temp + rename for the others, links refused where a store folder should be).
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
+import { errnoError, fail } from '../core/errors.ts';
 
 export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
 
-export function ensureDir(dir: string): void {
+/**
+ * Refuses (WS010) a symbolic link at path; an absent path passes. For slow paths: the hot
+ * files are opened with O_NOFOLLOW instead, which costs nothing.
+ */
+export function refuseLink(path: string): void {
+  if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) linkRefused(path);
+}
+
+/** WS010: a symbolic link stands where the store keeps a file or folder. */
+export function linkRefused(path: string): never {
+  fail('WS010', `${path} is a symbolic link: baton never writes through a link planted in its store; remove it`, { path });
+}
+
+/**
+ * Makes a folder (and its missing parents) 0700. A folder inside the store that is a symbolic
+ * link is refused (WS010); `followLink` accepts a link to a folder (the store root itself, a
+ * target outside the store). A path that cannot become a folder — a file, a dangling link, a
+ * parent that exists yet takes no child (/proc) — is WS012, never a retry loop.
+ */
+export function ensureDir(dir: string, opts: { followLink?: boolean } = {}): void {
+  const made = mkdirOnce(dir, opts);
+  if (made !== 'ENOENT') return;
+  const parent = dirname(dir);
+  if (parent === dir) fail('WS012', `cannot create the folder ${dir}`, { path: dir });
+  ensureDir(parent, { followLink: true });
+  if (mkdirOnce(dir, opts) === 'ENOENT') {
+    fail('WS012', `cannot create the folder ${dir}: its parent takes no new folder (a dangling link, or a special filesystem)`, { path: dir });
+  }
+}
+
+function mkdirOnce(dir: string, opts: { followLink?: boolean }): 'ok' | 'ENOENT' {
   try {
     fs.mkdirSync(dir, { mode: DIR_MODE });
     fs.chmodSync(dir, DIR_MODE);
+    return 'ok';
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return;
-    if (code === 'ENOENT') {
-      ensureDir(dirname(dir));
-      ensureDir(dir);
-      return;
-    }
-    throw e;
+    if (code === 'ENOENT') return 'ENOENT';
+    if (code !== 'EEXIST') throw errnoError(e, `cannot create the folder ${dir}`) ?? e;
   }
+  const st = fs.lstatSync(dir);
+  if (st.isDirectory()) return 'ok';
+  if (st.isSymbolicLink()) {
+    if (!opts.followLink) linkRefused(dir);
+    if (fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return 'ok';
+    fail('WS012', `${dir} is a link to no folder`, { path: dir });
+  }
+  fail('WS012', `${dir} exists and is not a folder`, { path: dir });
 }
 
 export function fsyncDir(dir: string): void {
@@ -38,6 +75,30 @@ let tmpCounter = 0;
 export function uniqueTempName(dir: string, base: string): string {
   tmpCounter++;
   return join(dir, `.${base}.${process.pid}.${Date.now().toString(36)}.${tmpCounter}.${Math.random().toString(36).slice(2, 8)}.tmp`);
+}
+
+/** A temp file of writeFileAtomic older than this was left by a killed writer (a live one renames within milliseconds). */
+export const STALE_TEMP_MS = 60_000;
+
+/**
+ * Removes the temp files writeFileAtomic's killed writers left in dir (`.<name>.<pid>...tmp`,
+ * older than a minute). One readdir: callers run it on slow paths (a projection rebuild).
+ */
+export function sweepStaleTemps(dir: string, nowMs: number): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    if (n[0] !== '.' || !n.endsWith('.tmp')) continue;
+    const p = join(dir, n);
+    try {
+      const st = fs.lstatSync(p);
+      if (st.isFile() && nowMs - st.mtimeMs > STALE_TEMP_MS) fs.unlinkSync(p);
+    } catch {}
+  }
 }
 
 /**
@@ -86,14 +147,26 @@ export function readFileOrNull(path: string): Buffer | null {
   }
 }
 
-/** Appends with one write call and fsync; creates the file 0600. */
+/**
+ * Appends with one write call and fsync; creates the file 0600. A write that takes only part
+ * of the data, or whose fsync fails, is cut back off, so the file is as before (a write(2)
+ * that fails outright wrote nothing). Caller serialises appends to the file.
+ */
 export function appendDurable(path: string, data: string | Uint8Array, durable = true): void {
-  const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, FILE_MODE);
+  const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, FILE_MODE);
+  let written = 0;
   try {
     const buf = typeof data === 'string' ? Buffer.from(data) : data;
-    const n = fs.writeSync(fd, buf);
-    if (n !== buf.length) throw new Error(`short write: ${n} of ${buf.length} bytes`);
+    written = fs.writeSync(fd, buf);
+    if (written !== buf.length) throw Object.assign(new Error(`short write: ${written} of ${buf.length} bytes`), { code: 'ENOSPC', path });
     if (durable) fs.fsyncSync(fd);
+  } catch (e) {
+    if (written > 0) {
+      try {
+        fs.ftruncateSync(fd, fs.fstatSync(fd).size - written);
+      } catch {}
+    }
+    throw e;
   } finally {
     fs.closeSync(fd);
   }
@@ -109,10 +182,10 @@ export function appendDurable(path: string, data: string | Uint8Array, durable =
 export function writeInPlace(path: string, text: string): void {
   let fd: number;
   try {
-    fd = fs.openSync(path, fs.constants.O_WRONLY);
+    fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT, FILE_MODE);
+    fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, FILE_MODE);
   }
   try {
     const old = fs.fstatSync(fd).size;

@@ -34,7 +34,8 @@ export function heldFd(path: string, flags: number, ino: bigint | null | 'any'):
     }
     closeQuietly(hit.fd);
   }
-  const fd = fs.openSync(path, flags, FILE_MODE);
+  // O_NOFOLLOW: a link planted where a store file should be is ELOOP (WS010), never written through.
+  const fd = fs.openSync(path, flags | fs.constants.O_NOFOLLOW, FILE_MODE);
   const entry: Held = { fd, ino: fs.fstatSync(fd, { bigint: true }).ino, fresh: true };
   held.set(path, entry);
   if (held.size > MAX_HELD) {

@@ -2,14 +2,16 @@
 // Source of truth: this file. Who writes: appendEvents, under the session mutex, one write
 // call and an fsync before success. What a crash leaves: at most a torn last line, which
 // readers skip and the next writer (or repair) moves into quarantine/ before appending.
+// Torn means without its newline or not JSON: a complete line that parses but breaks the
+// seq or the chain was written whole and then changed, which is corruption (WS201).
 // `.verified` caches (size, ctime, inode) -> (last seq, last h) after each append, so an
 // append reads no tail; any change not made by an append (tamper, torn write) misses the
 // cache and the whole chain is re-verified before anything is written.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { fail } from '../core/errors.ts';
-import { type EventInput, MAX_LINE_BYTES, type StoredEvent, checkLine, encodeEvent } from '../core/events.ts';
-import { FILE_MODE, ensureDir, writeInPlace } from './fsutil.ts';
+import { errnoError, fail } from '../core/errors.ts';
+import { type EventInput, MAX_LINE_BYTES, NOT_JSON, type StoredEvent, checkLine, encodeEvent } from '../core/events.ts';
+import { FILE_MODE, ensureDir, linkRefused, writeInPlace } from './fsutil.ts';
 import { dropFd, heldFd } from './heldfd.ts';
 import { assertMutexStillHeld } from './mutex.ts';
 
@@ -55,8 +57,8 @@ export function foldFacts(facts: LogFacts, ev: { type: string; payload: Record<s
 
 /**
  * Streams the log line by line from the start, checking seq and chain. `onEvent` gets each
- * valid event with its raw line; stops at the first bad line. A bad line that is the last
- * one (no newline, or unparsable) is a torn tail; anything else is corruption.
+ * valid event with its raw line; stops at the first bad line. A last line without its
+ * newline, or one that is not JSON, is a torn tail; any other bad line is corruption.
  */
 export function scanLog(
   path: string,
@@ -92,7 +94,7 @@ export function scanLog(
         const chk = checkLine(raw, res.lastSeq + 1, res.lastH);
         if (!chk.ok) {
           const endOfLine = offset + (nl - start) + 1;
-          if (endOfLine >= size) res.torn = { offset, bytes: size - offset };
+          if (endOfLine >= size && chk.reason === NOT_JSON) res.torn = { offset, bytes: size - offset };
           else res.corrupt = { line: lineNo, offset, reason: chk.reason };
           return res;
         }
@@ -168,9 +170,12 @@ export interface TailState extends LogFacts {
 /** Moves a torn tail into quarantine/ and truncates the log to its valid bytes. Caller holds the mutex. */
 export function quarantineTail(dir: string, validBytes: number, nowIso: string): string | null {
   const path = join(dir, LOG_FILE);
-  const size = fs.statSync(path).size;
-  if (size <= validBytes) return null;
-  const fd = fs.openSync(path, 'r+');
+  const fd = fs.openSync(path, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
+  const size = fs.fstatSync(fd).size;
+  if (size <= validBytes) {
+    fs.closeSync(fd);
+    return null;
+  }
   try {
     const tail = Buffer.alloc(size - validBytes);
     fs.readSync(fd, tail, 0, tail.length, validBytes);
@@ -179,11 +184,18 @@ export function quarantineTail(dir: string, validBytes: number, nowIso: string):
     const qpath = join(qdir, `${nowIso.replace(/[:.]/g, '-')}-events.tail-at-${validBytes}`);
     const qfd = fs.openSync(qpath, 'wx', FILE_MODE);
     try {
-      fs.writeSync(qfd, tail);
+      if (fs.writeSync(qfd, tail) !== tail.length) fail('WS206', `the disk took only part of the torn tail set aside in ${qpath}`);
       fs.fsyncSync(qfd);
-    } finally {
+    } catch (e) {
+      // The tail stays in the log (readers skip it) until a quarantine can hold all of it.
       fs.closeSync(qfd);
+      try {
+        fs.unlinkSync(qpath);
+        fs.rmdirSync(qdir);
+      } catch {}
+      throw errnoError(e, 'setting a torn tail aside failed; the log is unchanged') ?? e;
     }
+    fs.closeSync(qfd);
     fs.ftruncateSync(fd, validBytes);
     fs.fsyncSync(fd);
     return qpath;
@@ -200,10 +212,12 @@ export function verifiedTail(dir: string, sessionId: string, nowIso: string): Ta
   const path = `${dir}/${LOG_FILE}`;
   let st: fs.BigIntStats | null = null;
   try {
-    st = fs.statSync(path, { bigint: true });
+    // lstat, not stat (same cost): a log that is a link is refused before anything reads or writes through it.
+    st = fs.lstatSync(path, { bigint: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
+  if (st?.isSymbolicLink()) linkRefused(path);
   if (!st) return { lastSeq: 0, lastH: '', size: 0, ino: null, own: false, quarantined: null, archived: false, allowed: null };
   const key = statKey(st);
   const matches = (c: Sidecar | null | undefined): c is Sidecar => !!c && c.size === key.size && c.ctime === key.ctime && c.ino === key.ino;
@@ -261,17 +275,26 @@ export function appendLocked(
   for (const e of inputs) foldFacts(facts, e);
   const path = `${dir}/${LOG_FILE}`;
   assertMutexStillHeld(dir);
-  const log = heldFd(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, tail.ino);
+  let log: ReturnType<typeof heldFd> | undefined;
   try {
+    log = heldFd(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, tail.ino);
     const buf = Buffer.from(text);
     const n = fs.writeSync(log.fd, buf);
-    if (n !== buf.length) throw new Error(`short write to ${path}`);
+    if (n !== buf.length) fail('WS206', `the disk took ${n} of the ${buf.length} bytes of an append to ${sessionId} (full, or a file size limit); nothing was written`, { session: sessionId });
     fs.fsyncSync(log.fd);
     const st = fs.fstatSync(log.fd, { bigint: true });
     writeSidecar(dir, { ...statKey(st), seq, h, ...facts }, log.fresh);
   } catch (e) {
+    // Not acknowledged: whatever part of it reached the file goes, so a failed append
+    // changes nothing (no torn line for the next writer to quarantine). Still under the mutex.
+    if (log) {
+      try {
+        fs.ftruncateSync(log.fd, tail.size);
+        fs.fsyncSync(log.fd);
+      } catch {}
+    }
     dropFd(path);
-    throw e;
+    throw errnoError(e, `the append to ${sessionId} failed; nothing was written`) ?? e;
   }
   return out;
 }

@@ -73,7 +73,7 @@ function parkedFor(dir: string): Parked {
   if (hit) return hit;
   sweepDeadTokens(dir);
   const path = `${dir}/${TOKEN_PREFIX}${process.pid}.${NONCE}`;
-  const fd = fs.openSync(path, fs.constants.O_RDWR | fs.constants.O_CREAT, FILE_MODE);
+  const fd = fs.openSync(path, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, FILE_MODE);
   const p: Parked = { path, fd, ino: fs.fstatSync(fd, { bigint: true }).ino, gen: 0 };
   parked.set(dir, p);
   if (parked.size > MAX_PARKED) unpark(parked.keys().next().value as string);

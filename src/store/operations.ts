@@ -105,7 +105,7 @@ export function renderRetrospective(v: SessionView, dir: string, template: strin
 export function archiveSession(store: FsStore, id: string, writer: Writer, opts: { template?: string; to?: string; force?: boolean } = {}): { event: StoredEvent; retrospective: string; target_path?: string } {
   const template = opts.template ?? 'default';
   if (!(RETRO_TEMPLATES as readonly string[]).includes(template)) fail('USAGE', `unknown retrospective template ${JSON.stringify(template)}: ${RETRO_TEMPLATES.join(', ')}`);
-  const dir = store.dir(id);
+  const dir = store.writeDir(id);
   const now = store.clock();
   const lock = readLock(dir);
   if (lock && isValid(lock, now.getTime())) {
@@ -141,7 +141,7 @@ const NOT_EXPORTED = new Set(['lock.json', '.mutex', '.verified', 'contexts']);
 
 function copyOut(dir: string, target: string, force: boolean): void {
   if (force) fs.rmSync(target, { recursive: true, force: true });
-  ensureDir(target);
+  ensureDir(target, { followLink: true });
   for (const name of fs.readdirSync(dir)) {
     if (NOT_EXPORTED.has(name) || name.startsWith('.')) continue;
     fs.cpSync(join(dir, name), join(target, name), { recursive: true });

@@ -12,7 +12,8 @@ import { redactText, redactValue } from '../core/redact.ts';
 import { type SessionView, type Workspace, emptyView, foldEvent } from '../core/session.ts';
 import { type Clock, isoMillis, systemClock } from '../core/time.ts';
 import { noteSessionChanged } from './feed.ts';
-import { DIR_MODE, ensureDir } from './fsutil.ts';
+import { DIR_MODE, ensureDir, refuseLink, sweepStaleTemps } from './fsutil.ts';
+import { claimHome } from './home.ts';
 import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, isValid, readLock, removeLock, replaceLock } from './lease.ts';
 import { LOG_FILE, type ScanResult, type TailState, appendLocked, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
 import { withMutex } from './mutex.ts';
@@ -65,6 +66,9 @@ export interface StoreOptions {
 }
 
 export const DEFAULT_ALLOWED = [...SURFACE_KINDS];
+
+/** RFC 3339 timestamps have four-digit years: no lease may end later. */
+const LAST_INSTANT = Date.UTC(10000, 0, 1);
 
 interface Rider {
   inputs: EventInput[];
@@ -140,8 +144,25 @@ export class FsStore {
   }
 
   private ensureRoot(): void {
-    ensureDir(this.home);
+    claimHome(this.home);
     ensureDir(this.sessionsDir);
+  }
+
+  /** Session folders whose chain inside the store this process has checked for links. */
+  private readonly checked = new Set<string>();
+
+  /**
+   * A session's folder for a write: `sessions/` and the session folder must be real folders,
+   * not links out of the store (WS010). Checked once per process and session (two lstats);
+   * the files inside are opened O_NOFOLLOW or replaced by rename.
+   */
+  writeDir(id: string): string {
+    const d = this.dir(id);
+    if (this.checked.has(d)) return d;
+    refuseLink(this.sessionsDir);
+    refuseLink(d);
+    if (this.checked.size < 4096) this.checked.add(d);
+    return d;
   }
 
   private now(): Date {
@@ -151,6 +172,8 @@ export class FsStore {
   /** Creates a session folder and writes session.created (+ lock.acquired when leaseMs is set). */
   create(opts: CreateOptions): { id: string; events: StoredEvent[] } {
     if (opts.id !== undefined) checkSessionId(opts.id);
+    if (opts.parentSession !== undefined) checkSessionId(opts.parentSession);
+    if (opts.leaseMs) this.leaseUntil(this.now(), opts.leaseMs);
     this.checkRuntimes(opts.allowedRuntimes);
     this.ensureRoot();
     // The title is redacted in its event like every payload; the id made from it must be too.
@@ -171,11 +194,20 @@ export class FsStore {
         id = generatedId(title, this.now().getTime(), Math.floor(this.random() * 36 ** 4).toString(36).padStart(4, '0'));
       }
     }
-    const events = withMutex(this.dir(id), () => {
-      const inputs: EventInput[] = [this.createdEvent(opts)];
-      if (opts.leaseMs) inputs.push(...this.acquireInputs(id, opts.writer, opts.leaseMs, false));
-      return this.appendUnderMutex(id, inputs, opts.writer, { isCreate: true });
-    });
+    let events: StoredEvent[];
+    try {
+      events = withMutex(this.writeDir(id), () => {
+        const inputs: EventInput[] = [this.createdEvent(opts)];
+        if (opts.leaseMs) inputs.push(...this.acquireInputs(id, opts.writer, opts.leaseMs, false));
+        return this.appendUnderMutex(id, inputs, opts.writer, { isCreate: true });
+      });
+    } catch (e) {
+      // A create that wrote no session.created leaves no folder behind (nor the lock.json it took).
+      if (!this.exists(id) && !fs.lstatSync(this.dir(id), { throwIfNoEntry: false })?.isSymbolicLink()) {
+        fs.rmSync(this.dir(id), { recursive: true, force: true });
+      }
+      throw e;
+    }
     this.afterAppend(id, events, true);
     return { id, events };
   }
@@ -207,9 +239,9 @@ export class FsStore {
     checkSessionId(id);
     if (this.exists(id)) return false;
     this.ensureRoot();
-    ensureDir(this.dir(id));
+    ensureDir(this.writeDir(id));
     let created: StoredEvent[] = [];
-    withMutex(this.dir(id), () => {
+    withMutex(this.writeDir(id), () => {
       if (this.exists(id)) return;
       created = this.appendUnderMutex(id, [this.createdEvent(opts)], opts.writer, { isCreate: true });
     });
@@ -219,7 +251,7 @@ export class FsStore {
 
   /** Runs fn under the session mutex (pointer CAS, lease operations). */
   locked<T>(id: string, fn: () => T): T {
-    return withMutex(this.dir(id), fn);
+    return withMutex(this.writeDir(id), fn);
   }
 
   /**
@@ -229,7 +261,7 @@ export class FsStore {
   append(id: string, inputs: EventInput | EventInput[], writer: Writer, opts: { expectedSeq?: number } = {}): StoredEvent[] {
     const list = Array.isArray(inputs) ? inputs : [inputs];
     for (const e of list) checkEventType(e.type);
-    const events = withMutex(this.dir(id), () => this.appendUnderMutex(id, list, writer, opts));
+    const events = withMutex(this.writeDir(id), () => this.appendUnderMutex(id, list, writer, opts));
     this.afterAppend(id, events);
     return events;
   }
@@ -249,7 +281,7 @@ export class FsStore {
   /** Appends the riders still waiting for a session, on their own. */
   flushRiders(id: string, writer: Writer): StoredEvent[] {
     if (!this.riders.get(id)?.length) return [];
-    withMutex(this.dir(id), () => this.appendUnderMutex(id, [], writer));
+    withMutex(this.writeDir(id), () => this.appendUnderMutex(id, [], writer));
     const batch = this.lastBatch.get(id) ?? [];
     this.afterAppend(id, batch);
     return batch;
@@ -407,8 +439,10 @@ export class FsStore {
     return lock && isValid(lock, this.now().getTime()) ? 'active' : 'suspended';
   }
 
-  /** Rewrites manifest.json and context.md from the log. */
+  /** Rewrites manifest.json and context.md from the log, and sweeps the temp files killed writers left there. */
   refreshProjections(id: string): Manifest {
+    // File ages are on the filesystem's clock, not the store's (a test clock must not sweep a live temp file).
+    sweepStaleTemps(this.dir(id), Date.now());
     const { view } = this.view(id);
     const manifest = manifestFromView(view, this.lifecycle(id, view.archived));
     writeManifest(this.dir(id), manifest);
@@ -417,6 +451,15 @@ export class FsStore {
   }
 
   // --- the writer lease -------------------------------------------------------------
+
+  /** When a lease of leaseMs taken now ends; USAGE for a length that is not a positive whole number of ms or ends past year 9999. */
+  private leaseUntil(now: Date, leaseMs: number): string {
+    const end = now.getTime() + leaseMs;
+    if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0 || !(end < LAST_INSTANT)) {
+      fail('USAGE', `invalid lease length: ${leaseMs} ms; a lease is a positive duration ending before the year 10000`, { lease_ms: leaseMs });
+    }
+    return isoMillis(new Date(end));
+  }
 
   private holderOf(w: Writer): Holder {
     return { surface: w.surface, instance_id: w.instanceId, actor: w.actor };
@@ -427,7 +470,7 @@ export class FsStore {
     const dir = this.dir(id);
     const now = this.now();
     const holder = this.holderOf(writer);
-    const until = isoMillis(new Date(now.getTime() + leaseMs));
+    const until = this.leaseUntil(now, leaseMs);
     const fresh: LockFile = { holder, lease: { acquired_at: isoMillis(now), lease_until: until, renew_count: 0 } };
     const cur = readLock(dir);
     const ev = (type: string, payload: Record<string, unknown>): EventInput => ({ type, surface: writer.surface, actor: writer.actor, payload });
@@ -466,7 +509,7 @@ export class FsStore {
 
   /** Takes (or renews, when ours) the lease, appending lock.* events; `extra` events go in the same write. */
   acquire(id: string, writer: Writer, opts: { leaseMs?: number; steal?: boolean; extra?: (lastSeq: number) => EventInput[] } = {}): StoredEvent[] {
-    const dir = this.dir(id);
+    const dir = this.writeDir(id);
     const events = withMutex(dir, () => {
       this.preflight(id, writer);
       const before = readLock(dir);
@@ -486,7 +529,7 @@ export class FsStore {
   }
 
   renew(id: string, writer: Writer, leaseMs = DEFAULT_LEASE_MS): StoredEvent[] {
-    const dir = this.dir(id);
+    const dir = this.writeDir(id);
     const events = withMutex(dir, () => {
       this.preflight(id, writer);
       const cur = readLock(dir);
@@ -498,7 +541,7 @@ export class FsStore {
         }
         fail('WS103', `the lease on ${id} is no longer ours: it expired and belongs to ${cur.holder.instance_id}`, { holder: cur.holder });
       }
-      const until = isoMillis(new Date(this.now().getTime() + leaseMs));
+      const until = this.leaseUntil(this.now(), leaseMs);
       const before = cur;
       replaceLock(dir, { holder: cur.holder, lease: { ...cur.lease, lease_until: until, renew_count: cur.lease.renew_count + 1 } });
       try {
@@ -513,7 +556,7 @@ export class FsStore {
   }
 
   release(id: string, writer: Writer): StoredEvent[] {
-    const dir = this.dir(id);
+    const dir = this.writeDir(id);
     const events = withMutex(dir, () => {
       this.preflight(id, writer);
       const cur = readLock(dir);
@@ -539,7 +582,7 @@ export class FsStore {
 
   /** Quarantines a torn tail and rebuilds projections; never drops acknowledged history. */
   repair(id: string): { quarantined: string | null; corrupt: ScanResult['corrupt']; last_seq: number } {
-    const dir = this.dir(id);
+    const dir = this.writeDir(id);
     return withMutex(dir, () => {
       const scan = scanLog(join(dir, LOG_FILE));
       let quarantined: string | null = null;
