@@ -10,6 +10,7 @@ import { LOG_FILE, scanLog } from '../store/log.ts';
 import { archiveSession, addArtifact, pruneSessions, redactSession, removeArtifact, verifySession } from '../store/operations.ts';
 import { contextMdSeq, pointerSummary, readManifest } from '../store/projections.ts';
 import { type FsStore, cliWriter } from '../store/store.ts';
+import { redactionsOf } from '../ops/events.ts';
 import { appendEntry, createSession, existingDir, releaseSession, renewSession, resumeSession } from '../ops/session.ts';
 import { indexConflictFor, listCommand as listSessionsCommand } from './session-list.ts';
 import { type CommandResult, type GlobalOptions, collect, color, openStore, relativeTime, run, warn } from './output.ts';
@@ -357,40 +358,6 @@ function typeMatches(filter: string | undefined, type: string): boolean {
   if (!filter) return true;
   if (filter.endsWith('.*')) return type.startsWith(filter.slice(0, -1));
   return type === filter;
-}
-
-/** Collects `session redact` rules with a cheap byte search before parsing anything. */
-function redactionsOf(store: FsStore, id: string): Map<number, string[]> {
-  const path = join(store.dir(id), LOG_FILE);
-  let has = false;
-  try {
-    const fd = fs.openSync(path, 'r');
-    const buf = Buffer.allocUnsafe(1 << 20);
-    let pos = 0;
-    try {
-      for (;;) {
-        const n = fs.readSync(fd, buf, 0, buf.length, pos);
-        if (n <= 0) break;
-        if (buf.subarray(0, n).includes('"context.rewritten"')) {
-          has = true;
-          break;
-        }
-        pos += n - 20 > 0 ? n - 20 : n;
-        if (n < buf.length) break;
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {}
-  const map = new Map<number, string[]>();
-  if (!has) return map;
-  store.events(id, 1, (ev) => {
-    const p = ev.payload as Record<string, unknown>;
-    if (ev.type === 'context.rewritten' && Array.isArray(p.redacts) && typeof p.pattern === 'string') {
-      for (const s of p.redacts as number[]) map.set(s, [...(map.get(s) ?? []), p.pattern]);
-    }
-  });
-  return map;
 }
 
 async function logCommand(g: GlobalOptions, idArg: string, o: { tail?: string; since?: string; type?: string; follow?: boolean }): Promise<CommandResult> {
