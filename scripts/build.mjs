@@ -49,7 +49,23 @@ await build({
   minifySyntax: true,
   define: { ...common.define, BATON_HOOK_SHA: JSON.stringify(hookSha) },
 });
-await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs' });
+await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs', external: [...common.external, './serve.cjs'] });
 await build({ ...common, entryPoints: ['src/lib.ts'], outfile: 'dist/lib.cjs' });
 // `session list` alone (bin/baton.cjs routes it here); falls back to the sibling dist/cli.cjs.
 await build({ ...common, entryPoints: ['src/cli/list-entry.ts'], outfile: 'dist/list.cjs', external: [...common.external, './cli.cjs'] });
+// `baton serve` alone (bin/baton.cjs routes it here): the app server with ws and json-rpc-2.0, kept out of dist/cli.cjs.
+await build({ ...common, entryPoints: ['src/server/entry.ts'], outfile: 'dist/serve.cjs' });
+// `baton/client` (package.json exports): the typed app-server client, ESM and CommonJS, with its declarations.
+await build({ ...common, entryPoints: ['src/client/index.ts'], outfile: 'dist/client.cjs', external: [] });
+await build({ ...common, entryPoints: ['src/client/index.ts'], outfile: 'dist/client.mjs', format: 'esm', external: [] });
+{
+  const { spawnSync } = await import('node:child_process');
+  const { readdirSync, writeFileSync } = await import('node:fs');
+  const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', 'src/client/index.ts', '--declaration', '--emitDeclarationOnly', '--allowImportingTsExtensions', '--outDir', 'dist/client', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--types', 'node'], { stdio: 'inherit' });
+  if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+  // Declarations import their siblings by .js (what every TypeScript resolution mode maps to the .d.ts).
+  for (const f of readdirSync('dist/client')) {
+    const p = `dist/client/${f}`;
+    writeFileSync(p, (await readFile(p, 'utf8')).replace(/from '(\.\/[\w.-]+)\.ts'/g, "from '$1.js'"));
+  }
+}

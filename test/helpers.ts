@@ -85,8 +85,8 @@ export function batonAsync(args: string[], opts: RunOptions = {}): Promise<RunRe
   });
 }
 
-/** A hash of every file path, mode and byte under dir: "nothing on disk changed" checks. */
-export function treeHash(dir: string): string {
+/** A hash of every file path, mode and byte under dir: "nothing on disk changed" checks. `skip` leaves out files by name (caches). */
+export function treeHash(dir: string, skip: (name: string) => boolean = () => false): string {
   const h = createHash('sha256');
   const walk = (d: string): void => {
     let names: string[];
@@ -96,6 +96,7 @@ export function treeHash(dir: string): string {
       return;
     }
     for (const n of names) {
+      if (skip(n)) continue;
       const p = join(d, n);
       const st = fs.lstatSync(p);
       h.update(`${p.slice(dir.length)}\0${st.mode}\0`);

@@ -38,6 +38,17 @@ export function buildProgram(): Command {
   registerRefCommands(program, globals);
   registerIndexCommands(program, globals);
   registerHookCommands(program, globals);
+  program
+    .command('serve')
+    .description('the app server: JSON-RPC over stdio or HTTP + WebSocket (docs/server.md)')
+    .option('--stdio', 'serve one client on stdin/stdout (logs on stderr)')
+    .option('--host <host>', 'address to bind (loopback unless --allow-remote)', '127.0.0.1')
+    .option('--port <port>', 'port (0 picks a free one)', '7787')
+    .option('--allow-remote', 'allow binding a non-loopback address')
+    .option('--new-token', 'replace <home>/server.token')
+    .option('--open', 'print the URL with the token')
+    // bin/baton.cjs routes `baton serve` to dist/serve.cjs; a `serve` after global options lands here and goes there too.
+    .action(() => require('./serve.cjs'));
   return program;
 }
 

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
 import { sleepSync } from '../store/fsutil.ts';
 import { cliWriter, type Writer } from '../store/store.ts';
+import { pointerView } from '../ops/pointer.ts';
 import { readJournal } from '../pointer/journal.ts';
 import { applyMigration, planMigration } from '../pointer/migrate.ts';
 import { MAX_REQUEST_BYTES, publishRaw } from '../pointer/publish.ts';
@@ -84,17 +85,8 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
       return run(g, () => {
         const store = openStore(g);
         const id = store.resolve(session);
-        const o = readState(store.dir(id), id);
-        const json = {
-          session_id: id,
-          schema_version: o.schema === 0 ? null : o.schema,
-          generation: o.generation,
-          revision: o.revision,
-          status: o.status,
-          task_id: o.task_id,
-          pointer_text: o.pointer_text,
-          updated_at: o.updated_at,
-        };
+        const json = pointerView(store, id);
+        const o = json;
         const text = [`SESSION_ID=${id}`, `STATUS=${o.status ?? o.generation}`, `GENERATION=${o.generation}`, `REVISION=${o.revision}`];
         if (o.updated_at) text.push(`UPDATED_AT=${o.updated_at}`);
         if (o.task_id) text.push(`TASK_ID=${o.task_id}`);

@@ -4,8 +4,9 @@ import * as fs from 'node:fs';
 import type { Command } from 'commander';
 import { parseDuration } from '../core/duration.ts';
 import { fail } from '../core/errors.ts';
-import { REF_INVALID_BOUND, render } from '../core/refs.ts';
-import { DEFAULT_TTL, REF_NOT_FOUND, type RefNow, type StoredRef, captureRef, refsNow } from '../store/refs.ts';
+import { REF_INVALID_BOUND } from '../core/refs.ts';
+import { captureRefOp, listRefs, renderRefs } from '../ops/refs.ts';
+import { DEFAULT_TTL, type StoredRef } from '../store/refs.ts';
 import { cliWriter } from '../store/store.ts';
 import { type GlobalOptions, color, openStore, relativeTime, run, table } from './output.ts';
 
@@ -25,16 +26,6 @@ function readBodyFile(path: string): string {
   } catch (e) {
     fail('USAGE', `cannot read --body-file ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-}
-
-/** A ref without its body, as --json prints it. */
-function refJson(ref: StoredRef): Record<string, unknown> {
-  const { body, schema: _schema, ...rest } = ref;
-  return { ...rest, bytes: Buffer.byteLength(body, 'utf8') };
-}
-
-function nowJson(r: RefNow): Record<string, unknown> {
-  return { ...refJson(r.ref), state: r.state, current_version: r.current_version };
 }
 
 function stateText(s: string): string {
@@ -64,10 +55,10 @@ export function registerRefCommands(program: Command, globals: () => GlobalOptio
         const ttlMs = parseDuration(o.ttl);
         const body = o.bodyFile !== undefined ? readBodyFile(o.bodyFile) : null;
         const store = openStore(globals());
-        const { ref: r, event } = captureRef(store, { from: o.from, into: o.into, ttlMs, bounds, body, writer: cliWriter() });
-        const text = [`captured ${r.digest} from ${r.source} at version ${r.source_version} into ${r.target} (seq ${event.seq})`];
+        const { json, ref: r, seq } = captureRefOp(store, { from: o.from, into: o.into, ttlMs, bounds, body, writer: cliWriter() });
+        const text = [`captured ${r.digest} from ${r.source} at version ${r.source_version} into ${r.target} (seq ${seq})`];
         text.push(`expires ${r.expires_at} · ${sizeText(r)}`);
-        return { json: { ok: true, session: r.target, ref: { ...refJson(r), state: 'fresh', current_version: r.source_version } }, text };
+        return { json, text };
       }),
     );
 
@@ -79,8 +70,7 @@ export function registerRefCommands(program: Command, globals: () => GlobalOptio
       run(globals(), () => {
         const store = openStore(globals());
         const id = store.resolve(dst);
-        const now = store.clock();
-        const refs = refsNow(store, id, now);
+        const { json, refs, now } = listRefs(store, id);
         const rows = refs.map((r) => [
           r.ref.source,
           stateText(r.state),
@@ -92,7 +82,7 @@ export function registerRefCommands(program: Command, globals: () => GlobalOptio
           sizeText(r.ref),
         ]);
         const text = refs.length ? table(rows, ['SOURCE', 'STATE', 'VERSION', 'CURRENT', 'DIGEST', 'CAPTURED', 'EXPIRES', 'SIZE']) : [`no refs in ${id}`];
-        return { json: { ok: true, session: id, refs: refs.map(nowJson) }, text };
+        return { json, text };
       }),
     );
 
@@ -105,17 +95,10 @@ export function registerRefCommands(program: Command, globals: () => GlobalOptio
       run(globals(), () => {
         const store = openStore(globals());
         const id = store.resolve(dst);
-        const now = store.clock();
-        let refs = refsNow(store, id, now);
-        if (o.digest !== undefined) {
-          const d = o.digest.trim().toLowerCase();
-          refs = refs.filter((r) => d !== '' && r.ref.digest.startsWith(d));
-          if (refs.length === 0) fail(REF_NOT_FOUND, `no ref with digest ${JSON.stringify(o.digest)} in ${id}`, { session: id, digest: o.digest });
-        }
-        const rendered = refs.map((r) => `${render(r.ref, now, r.current_version)}\n`).join('');
+        const json = renderRefs(store, id, o.digest);
         return {
-          json: { ok: true, session: id, rendered, refs: refs.map((r) => ({ source: r.ref.source, digest: r.ref.digest, state: r.state, current_version: r.current_version })) },
-          text: rendered,
+          json,
+          text: json.rendered,
         };
       }),
     );

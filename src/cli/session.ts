@@ -10,7 +10,8 @@ import { LOG_FILE, scanLog } from '../store/log.ts';
 import { archiveSession, addArtifact, pruneSessions, redactSession, removeArtifact, verifySession } from '../store/operations.ts';
 import { contextMdSeq, pointerSummary, readManifest } from '../store/projections.ts';
 import { type FsStore, cliWriter } from '../store/store.ts';
-import { describeWorkspace } from '../store/workspace.ts';
+import { redactionsOf } from '../ops/events.ts';
+import { appendEntry, createSession, existingDir, releaseSession, renewSession, resumeSession } from '../ops/session.ts';
 import { indexConflictFor, listCommand as listSessionsCommand } from './session-list.ts';
 import { type CommandResult, type GlobalOptions, collect, color, openStore, relativeTime, run, warn } from './output.ts';
 import { progress } from './progress.ts';
@@ -71,19 +72,8 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) fail('USAGE', `--cwd ${cwd} is not a directory`);
         const leaseMs = parseDuration(o.lease);
         const allowed = o.allow ? String(o.allow).split(',').map((s: string) => s.trim()).filter(Boolean) : undefined;
-        const { id, events } = store.create({
-          title,
-          id: o.id,
-          taskId: o.task,
-          parentSession: o.parent,
-          allowedRuntimes: allowed,
-          workspace: describeWorkspace(cwd),
-          writer: cliWriter(),
-          leaseMs,
-          createdBy: 'cli',
-        });
-        const lock = store.lock(id);
-        return { json: { ok: true, id, last_seq: events[events.length - 1].seq, lease_until: lock?.lease.lease_until ?? null }, text: id };
+        const r = createSession(store, { title, id: o.id, taskId: o.task, parentSession: o.parent, allowedRuntimes: allowed, cwd, leaseMs, writer: cliWriter() });
+        return { json: { ok: true, ...r }, text: r.id };
       }),
     );
 
@@ -166,28 +156,11 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         const g = globals();
         const store = openStore(g);
         const id = store.resolve(idArg);
-        let override: string | undefined;
-        if (o.workspace) {
-          override = resolve(o.workspace);
-          if (!fs.existsSync(override) || !fs.statSync(override).isDirectory()) fail('USAGE', `--workspace ${override} does not exist or is not a directory`, { workspace: override });
-          override = fs.realpathSync(override);
-        }
-        const writer = cliWriter();
-        let fromSeq = 0;
-        const events = store.acquire(id, writer, {
-          leaseMs: parseDuration(o.lease),
-          steal: !!o.steal,
-          extra: (last) => {
-            fromSeq = last;
-            return [{ type: 'session.resumed', surface: writer.surface, actor: writer.actor, payload: override ? { from_seq: last, workspace_override: override } : { from_seq: last } }];
-          },
-        });
-        const manifest = store.refreshProjections(id);
-        const context = fs.readFileSync(join(store.dir(id), 'context.md'), 'utf8');
-        const lock = store.lock(id);
+        const workspace = o.workspace ? existingDir(o.workspace, 'USAGE', (abs) => `--workspace ${abs} does not exist or is not a directory`) : undefined;
+        const r = resumeSession(store, id, cliWriter(), { leaseMs: parseDuration(o.lease), steal: !!o.steal, workspace });
         return {
-          json: { ok: true, id, from_seq: fromSeq, last_seq: events[events.length - 1].seq, lease_until: lock?.lease.lease_until, workspace: override ?? manifest.workspace?.cwd, context },
-          text: context,
+          json: { ok: true, ...r },
+          text: r.context,
         };
       }),
     );
@@ -201,8 +174,8 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
       run(globals(), () => {
         const store = openStore(globals());
         const id = store.resolve(idArg);
-        const [ev] = store.renew(id, cliWriter(), parseDuration(o.lease));
-        return { json: { ok: true, id, lease_until: ev.payload.lease_until, seq: ev.seq }, text: `lease on ${id} until ${ev.payload.lease_until}` };
+        const r = renewSession(store, id, cliWriter(), parseDuration(o.lease));
+        return { json: { ok: true, ...r }, text: `lease on ${id} until ${r.lease_until}` };
       }),
     );
 
@@ -214,8 +187,8 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
       run(globals(), () => {
         const store = openStore(globals());
         const id = store.resolve(idArg);
-        const [ev] = store.release(id, cliWriter());
-        return { json: { ok: true, id, seq: ev.seq }, text: `released ${id}` };
+        const r = releaseSession(store, id, cliWriter());
+        return { json: { ok: true, ...r }, text: `released ${id}` };
       }),
     );
 
@@ -235,10 +208,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         if (!['user', 'agent', 'system'].includes(o.actor)) fail('USAGE', '--actor must be user, agent or system');
         const id = store.resolve(idArg);
         const text: string = o.stdin ? fs.readFileSync(0, 'utf8') : o.text;
-        const payload: Record<string, unknown> = { text };
-        if (o.tag.length) payload.tags = o.tag;
-        const w = { ...cliWriter(), actor: o.actor as Actor };
-        const [ev] = store.append(id, { type: o.type, surface: w.surface, actor: w.actor, payload }, w);
+        const ev = appendEntry(store, id, cliWriter(), { text, type: o.type, tags: o.tag, actor: o.actor as Actor });
         return { json: { ok: true, id, seq: ev.seq, h: ev.h }, text: `${id} seq ${ev.seq}` };
       }),
     );
@@ -407,40 +377,6 @@ function typeMatches(filter: string | undefined, type: string): boolean {
   if (!filter) return true;
   if (filter.endsWith('.*')) return type.startsWith(filter.slice(0, -1));
   return type === filter;
-}
-
-/** Collects `session redact` rules with a cheap byte search before parsing anything. */
-function redactionsOf(store: FsStore, id: string): Map<number, string[]> {
-  const path = join(store.dir(id), LOG_FILE);
-  let has = false;
-  try {
-    const fd = fs.openSync(path, 'r');
-    const buf = Buffer.allocUnsafe(1 << 20);
-    let pos = 0;
-    try {
-      for (;;) {
-        const n = fs.readSync(fd, buf, 0, buf.length, pos);
-        if (n <= 0) break;
-        if (buf.subarray(0, n).includes('"context.rewritten"')) {
-          has = true;
-          break;
-        }
-        pos += n - 20 > 0 ? n - 20 : n;
-        if (n < buf.length) break;
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {}
-  const map = new Map<number, string[]>();
-  if (!has) return map;
-  store.events(id, 1, (ev) => {
-    const p = ev.payload as Record<string, unknown>;
-    if (ev.type === 'context.rewritten' && Array.isArray(p.redacts) && typeof p.pattern === 'string') {
-      for (const s of p.redacts as number[]) map.set(s, [...(map.get(s) ?? []), p.pattern]);
-    }
-  });
-  return map;
 }
 
 async function logCommand(g: GlobalOptions, idArg: string, o: { tail?: string; since?: string; type?: string; follow?: boolean }): Promise<CommandResult> {

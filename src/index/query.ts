@@ -17,7 +17,15 @@ export interface ListFilter {
   cwd: string | null;
   state?: LifecycleState;
   limit?: number;
+  /** Keyset: only sessions after this one in the listing order (last touched desc, id asc). */
+  after?: { last_touched_at: string; id: string };
+  /** Only these sessions. */
+  ids?: readonly string[];
 }
+
+/** Whether a row comes after the keyset position in the listing order. */
+const isAfter = (r: { last_touched_at: string; id: string }, k: ListFilter['after']): boolean =>
+  !k || r.last_touched_at < k.last_touched_at || (r.last_touched_at === k.last_touched_at && r.id > k.id);
 
 /** One listed session: the columns of index.md, snake_case as --json prints them. */
 export interface ListedSession {
@@ -76,6 +84,14 @@ export function listFromIndex(db: Db, home: string, f: ListFilter, nowMs: number
     where.push('cwd = ?');
     args.push(f.cwd);
   }
+  if (f.after) {
+    where.push('(last_touched_at < ? OR (last_touched_at = ? AND id > ?))');
+    args.push(f.after.last_touched_at, f.after.last_touched_at, f.after.id);
+  }
+  if (f.ids) {
+    where.push(`id IN (${f.ids.map(() => '?').join(',') || 'NULL'})`);
+    args.push(...f.ids);
+  }
   const nowIso = new Date(nowMs).toISOString();
   if (f.state === 'archived') where.push('archived = 1');
   else if (f.state === 'active') {
@@ -114,7 +130,7 @@ export function scanRows(home: string): SessionRow[] {
 }
 
 export function listFromRows(rows: SessionRow[], home: string, f: ListFilter, nowMs: number): ListedSession[] {
-  const sel = rows.filter((r) => f.cwd === null || r.cwd === f.cwd).sort(byTouched);
+  const sel = rows.filter((r) => (f.cwd === null || r.cwd === f.cwd) && isAfter(r, f.after) && (!f.ids || f.ids.includes(r.id))).sort(byTouched);
   const listed = sel.map((r) => present(home, r, nowMs, null)).filter((s) => !f.state || s.state === f.state);
   return f.limit !== undefined ? listed.slice(0, f.limit) : listed;
 }

@@ -29,7 +29,7 @@ export type FormatName = keyof typeof FORMATS;
 const HEAD_KEYS = ['$schema', '$id', 'title', 'description', 'type'];
 const TAIL_KEYS = ['$defs'];
 
-function stable(v: unknown, inProperties = false): unknown {
+export function stable(v: unknown, inProperties = false): unknown {
   if (Array.isArray(v)) return v.map((x) => stable(x));
   if (!v || typeof v !== 'object') return v;
   const o = v as Record<string, unknown>;

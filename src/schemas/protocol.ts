@@ -1,0 +1,277 @@
+// The app server's protocol (server.md): every method's params and result and every
+// notification, in one place. The server validates params with these; scripts/gen-schemas.ts
+// renders them to schemas/protocol/*.schema.json and generates the typed client
+// (src/client/protocol.gen.ts). Server side only: zod never loads on the hook path.
+// Envelope fields of the protocol are camelCase (threadId, nextCursor); the objects that are
+// baton's own formats (manifest, lock, events, pointer receipts, refs, list rows) keep the
+// snake_case of the files and of the CLI's --json.
+import { z } from 'zod';
+import { Holder, IsoMillis, Runtime, SessionId } from './common.ts';
+import { EventLine } from './event.ts';
+import { PublishReceipt, PublishRequest } from './pointer.ts';
+import { LockFile, Manifest } from './store-files.ts';
+
+/** Bumped when a field is renamed or removed; adding a field keeps it. */
+export const PROTOCOL_VERSION = '1';
+export const MAX_PAGE_BYTES = 1024 * 1024;
+export const MAX_LIST_LIMIT = 500;
+export const DEFAULT_LIST_LIMIT = 50;
+
+const ThreadId = z.string().min(1).max(256).meta({ description: 'the session id (or an unambiguous prefix of it)' });
+const Duration = z.string().regex(/^\d+(ms|s|m|h|d)$/).meta({ description: 'a duration: 90s, 10m, 2h, 7d' });
+const Seq0 = z.int().min(0);
+const Empty = z.strictObject({});
+
+export const SURFACES = ['api', 'web', 'ide-skill'] as const;
+
+const ClientName = z
+  .string()
+  .regex(/^[^@\s\x00-\x1f\x7f][^@\x00-\x1f\x7f]{0,63}$/)
+  .meta({ description: 'no @ and no control characters; part of the stable instance id' });
+
+const Initialize = {
+  params: z.strictObject({
+    clientInfo: z.strictObject({ name: ClientName, version: z.string().max(64) }),
+    surface: z.enum(SURFACES).optional(),
+    protocolVersion: z.string().max(16).optional(),
+  }),
+  result: z.object({
+    serverInfo: z.object({ name: z.literal('baton'), version: z.string() }),
+    protocolVersion: z.string(),
+    instanceId: z.string(),
+    capabilities: z.object({ methods: z.array(z.string()), notifications: z.array(z.string()) }),
+  }),
+};
+
+const Project = z.object({
+  id: z.string(),
+  path: z.string(),
+  source: z.enum(['manual', 'discovered']),
+  trust: z.enum(['trusted', 'untrusted']),
+  sessions: z.int(),
+});
+
+const OpenEpisode = z.object({
+  episode: z.string(),
+  provider: z.string(),
+  provider_session_id: z.string(),
+  source: z.string(),
+  opened_at: z.string(),
+  opened_seq: z.int(),
+  context_file: z.string().nullable(),
+  prompts: z.int(),
+});
+
+const ThreadSummary = z.object({
+  id: SessionId,
+  state: z.enum(['active', 'suspended', 'archived']),
+  title: z.string(),
+  workspace: z.string().nullable(),
+  git_root: z.string().nullable(),
+  created_at: z.string(),
+  last_touched_at: z.string(),
+  events: z.int(),
+  last_seq: z.int(),
+  pointer_status: z.string().nullable(),
+  open_episode: OpenEpisode.nullable(),
+  open_episodes: z.int(),
+  corrupt: z.object({ line: z.int(), reason: z.string() }).nullable(),
+  conflict: z.object({ detected_at: z.string(), detail: z.string() }).nullable(),
+});
+
+const RefNow = z.object({
+  source: SessionId,
+  target: SessionId,
+  source_version: z.int(),
+  seq: z.int(),
+  max_bytes: z.int(),
+  max_lines: z.int(),
+  digest: z.string(),
+  captured_at: IsoMillis,
+  expires_at: IsoMillis,
+  truncated: z.boolean(),
+  original_bytes: z.int(),
+  bytes: z.int(),
+  state: z.enum(['fresh', 'expired', 'stale']),
+  current_version: z.int(),
+});
+
+const Thread = z.object({
+  id: SessionId,
+  manifest: Manifest,
+  lease: LockFile.extend({ valid: z.boolean() }).nullable(),
+  pointer: z.object({ status: z.string(), revision: z.int() }).nullable(),
+  openEpisodes: z.array(OpenEpisode),
+  refs: z.array(RefNow),
+  workspaceOverride: z.string().nullable().meta({ description: "this server's workspace for the thread (thread/resume's workspacePath); never the session's origin" }),
+});
+
+const ReplayPage = z.object({
+  events: z.array(EventLine),
+  nextAfter: Seq0,
+  hasMore: z.boolean(),
+  oversize: z.boolean().optional().meta({ description: 'the page is one event larger than maxBytes, sent alone' }),
+});
+
+const MaxBytes = z.int().min(1).max(MAX_PAGE_BYTES);
+
+const ThreadRead = {
+  params: z.strictObject({
+    threadId: ThreadId,
+    includeEvents: z.strictObject({ after: Seq0.optional(), maxBytes: MaxBytes.optional() }).optional(),
+  }),
+  result: z.object({ thread: Thread, events: ReplayPage.optional() }),
+};
+
+const Lease = { lease: Duration.optional() };
+
+const Episode = z.object({
+  episode: z.string(),
+  provider: z.string(),
+  provider_session_id: z.string(),
+  source: z.string(),
+  opened_seq: z.int(),
+  opened_at: z.string(),
+  context_digest: z.string().nullable().meta({ description: 'sha256 of the start context the episode was given (its frozen file), when one was' }),
+  closed_seq: z.int().nullable(),
+  closed_at: z.string().nullable(),
+  outcome: z.string().nullable(),
+  reason: z.string().nullable(),
+  prompts: z.int(),
+});
+
+const SearchHit = z.object({
+  session: SessionId,
+  seq: z.int(),
+  type: z.string(),
+  snippet: z.string(),
+  score: z.number(),
+  title: z.string(),
+  workspace: z.string().nullable(),
+});
+
+/** method -> params and result. */
+export const METHODS = {
+  initialize: Initialize,
+  'project/list': { params: Empty, result: z.object({ data: z.array(Project) }) },
+  'thread/list': {
+    params: z.strictObject({
+      cwd: z.string().min(1).optional().meta({ description: 'exact workspace (real path); default every workspace' }),
+      all: z.boolean().optional(),
+      state: z.enum(['active', 'suspended', 'archived']).optional(),
+      search: z.string().min(1).max(1000).optional().meta({ description: 'only threads with a full-text hit (index.md search)' }),
+      cursor: z.string().max(1024).optional(),
+      limit: z.int().min(1).max(MAX_LIST_LIMIT).optional(),
+    }),
+    result: z.object({ data: z.array(ThreadSummary), nextCursor: z.string().nullable() }),
+  },
+  'thread/read': ThreadRead,
+  'thread/start': {
+    params: z.strictObject({
+      title: z.string().min(1).max(1000),
+      cwd: z.string().min(1),
+      taskId: z.string().min(1).max(200).optional(),
+      allow: z.array(Runtime).optional(),
+      id: z.string().min(1).max(256).optional(),
+      ...Lease,
+    }),
+    result: z.object({ thread: Thread }),
+  },
+  'thread/resume': {
+    params: z.strictObject({ threadId: ThreadId, workspacePath: z.string().min(1).optional(), steal: z.boolean().optional(), ...Lease }),
+    result: z.object({
+      thread: Thread,
+      context: z.string(),
+      fromSeq: Seq0,
+      lastSeq: Seq0,
+      leaseUntil: IsoMillis.nullable(),
+      workspace: z.string().nullable(),
+    }),
+  },
+  'thread/release': { params: z.strictObject({ threadId: ThreadId }), result: z.object({ threadId: SessionId, seq: z.int() }) },
+  'thread/renew': { params: z.strictObject({ threadId: ThreadId, ...Lease }), result: z.object({ threadId: SessionId, leaseUntil: IsoMillis, seq: z.int() }) },
+  'thread/archive': {
+    params: z.strictObject({ threadId: ThreadId, retroTemplate: z.enum(['default', 'brief']).optional() }),
+    result: z.object({ threadId: SessionId, seq: z.int(), retrospective: z.string() }),
+  },
+  'context/append': {
+    params: z.strictObject({
+      threadId: ThreadId,
+      text: z.string(),
+      type: z.string().min(1).max(200).optional(),
+      tags: z.array(z.string().min(1).max(200)).max(50).optional(),
+      actor: z.enum(['user', 'agent', 'system']).optional(),
+    }),
+    result: z.object({ event: EventLine }),
+  },
+  'event/replay': {
+    params: z.strictObject({ threadId: ThreadId, after: Seq0, maxBytes: MaxBytes.optional() }),
+    result: ReplayPage,
+  },
+  'event/subscribe': {
+    params: z.strictObject({ threadId: ThreadId, after: Seq0.optional().meta({ description: 'default: the last seq now (only new events)' }) }),
+    result: z.object({ subscriptionId: z.string(), threadId: SessionId, after: Seq0 }),
+  },
+  'event/unsubscribe': { params: z.strictObject({ subscriptionId: z.string().min(1).max(64) }), result: Empty },
+  'pointer/get': {
+    params: z.strictObject({ threadId: ThreadId }),
+    result: z.object({
+      session_id: SessionId,
+      schema_version: z.int().nullable(),
+      generation: z.string(),
+      revision: z.int(),
+      status: z.string().nullable(),
+      task_id: z.string().nullable(),
+      pointer_text: z.string().nullable(),
+      updated_at: z.string().nullable(),
+    }),
+  },
+  'pointer/publish': { params: PublishRequest, result: PublishReceipt },
+  'ref/capture': {
+    params: z.strictObject({
+      from: ThreadId,
+      into: ThreadId,
+      maxBytes: z.int().min(0).optional(),
+      maxLines: z.int().min(0).optional(),
+      ttl: Duration.optional(),
+      body: z.string().optional().meta({ description: 'capture this text instead of the default body' }),
+    }),
+    result: z.object({ ok: z.literal(true), session: SessionId, ref: RefNow }),
+  },
+  'ref/list': { params: z.strictObject({ threadId: ThreadId }), result: z.object({ ok: z.literal(true), session: SessionId, refs: z.array(RefNow) }) },
+  'ref/render': {
+    params: z.strictObject({ threadId: ThreadId, digest: z.string().optional() }),
+    result: z.object({
+      ok: z.literal(true),
+      session: SessionId,
+      rendered: z.string(),
+      refs: z.array(z.object({ source: SessionId, digest: z.string(), state: z.string(), current_version: z.int() })),
+    }),
+  },
+  'episode/list': { params: z.strictObject({ threadId: ThreadId }), result: z.object({ threadId: SessionId, data: z.array(Episode) }) },
+  search: {
+    params: z.strictObject({
+      query: z.string().min(1).max(1000),
+      cwd: z.string().min(1).optional(),
+      all: z.boolean().optional(),
+      type: z.string().optional(),
+      limit: z.int().min(1).max(MAX_LIST_LIMIT).optional(),
+    }),
+    result: z.object({ data: z.array(SearchHit) }),
+  },
+} as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
+
+/** notification -> params (server to client). `initialized` is the client's. */
+export const NOTIFICATIONS = {
+  initialized: z.strictObject({}).optional(),
+  'event/appended': z.object({ subscriptionId: z.string(), threadId: SessionId, event: EventLine }),
+} as const satisfies Record<string, z.ZodType>;
+
+/** The error object's data of a -32000 refusal. */
+export const ErrorData = z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) });
+
+export type MethodName = keyof typeof METHODS;
+export type ParamsOf<M extends MethodName> = z.input<(typeof METHODS)[M]['params']>;
+export type ResultOf<M extends MethodName> = z.output<(typeof METHODS)[M]['result']>;
+
+export { Holder };

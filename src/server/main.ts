@@ -1,0 +1,157 @@
+// `baton serve` (server.md): the app server's entry, its own bundle (dist/serve.cjs, routed
+// by bin/baton.cjs) so the rest of the command line never loads ws or json-rpc-2.0.
+//   baton serve --stdio                          JSON-RPC on stdin/stdout, logs on stderr
+//   baton serve [--host H] [--port P] [--allow-remote] [--new-token] [--open]
+// Source of truth: the store; this process holds no state a crash could lose but its
+// subscriptions (clients re-subscribe with `after`). It writes <home>/server.token (once)
+// and <home>/server.json (while it runs; removed on SIGINT/SIGTERM).
+import { createHash } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BatonError } from '../core/errors.ts';
+import { adoptNativeSha256 } from '../core/hash.ts';
+import { PositionCache } from '../ops/events.ts';
+import { resolveHome } from '../store/home.ts';
+import { FsStore } from '../store/store.ts';
+import { removeServerFile, serverToken, writeServerFile } from './auth.ts';
+import { Dispatcher } from './dispatcher.ts';
+import { type ServerContext, methods } from './methods.ts';
+import { Subscriptions } from './subscriptions.ts';
+import { HttpServer, isLoopback, serveStdio } from './transports.ts';
+
+declare const BATON_VERSION: string;
+const VERSION = typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev';
+
+adoptNativeSha256(createHash);
+
+export const DEFAULT_PORT = 7787;
+
+const HELP = `Usage: baton serve [--stdio] [--host H] [--port P] [--allow-remote] [--new-token] [--open]
+
+The app server (docs/server.md): JSON-RPC 2.0 over stdio (one JSON object a line) or over a
+WebSocket at ws://HOST:PORT/rpc, with GET /healthz and GET / (the web page).
+
+Options:
+  --stdio          serve one client on stdin/stdout (logs go to stderr)
+  --host <host>    address to bind (default 127.0.0.1; anything but loopback needs --allow-remote)
+  --port <port>    port (default 7787; 0 picks a free one)
+  --allow-remote   allow binding a non-loopback address
+  --new-token      replace <home>/server.token with a new random token
+  --open           print the URL with the token (to open in a browser)
+  --home <dir>     store root (else $BATON_HOME)
+  -h, --help       this help
+`;
+
+function usage(message: string): never {
+  throw new BatonError('USAGE', message);
+}
+
+function parse(argv: string[]) {
+  const args = [...argv];
+  const at = args.indexOf('serve');
+  if (at >= 0) args.splice(at, 1);
+  try {
+    return parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        stdio: { type: 'boolean' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'allow-remote': { type: 'boolean' },
+        'new-token': { type: 'boolean' },
+        open: { type: 'boolean' },
+        home: { type: 'string' },
+        json: { type: 'boolean' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values;
+  } catch (e) {
+    usage(e instanceof Error ? e.message : String(e));
+  }
+}
+
+/** Who can reach a non-loopback bind: every address of this machine for a wildcard, else that one. */
+function reachableAddresses(host: string): string[] {
+  if (host !== '0.0.0.0' && host !== '::') return [host];
+  const out: string[] = [];
+  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (!a.internal) out.push(a.address);
+  return out;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const o = parse(argv);
+  if (o.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const home = resolveHome(o.home);
+  const log = (line: string): void => {
+    if (!o.quiet) process.stderr.write(`baton serve: ${line}\n`);
+  };
+  const store = new FsStore(home);
+  const positions = new PositionCache();
+  const subs = new Subscriptions(store, positions);
+  const ctx: ServerContext = { store, subs, positions, overrides: new Map(), io: { note: (m) => log(`index: ${m}`) } };
+  const dispatcher = new Dispatcher({ version: VERSION }, methods(ctx));
+
+  if (o.stdio) {
+    if (o.host || o.port || o['allow-remote'] || o.open) usage('--stdio takes no --host, --port, --allow-remote or --open');
+    serveStdio(dispatcher, process.stdin, process.stdout, () => {
+      subs.close();
+    });
+    log(`serving JSON-RPC on stdio (store ${home})`);
+    return;
+  }
+
+  const host = o.host ?? '127.0.0.1';
+  const port = o.port === undefined ? DEFAULT_PORT : Number(o.port);
+  if (!/^\d+$/.test(o.port ?? '0') || !Number.isInteger(port) || port < 0 || port > 65535) usage(`--port must be a number from 0 to 65535, got ${JSON.stringify(o.port)}`);
+  if (!isLoopback(host) && !o['allow-remote']) usage(`--host ${host} is not a loopback address: add --allow-remote to serve other machines`);
+  const token = serverToken(home, !!o['new-token']);
+  const http = new HttpServer(dispatcher, { host, port, token, webRoot: join(__dirname, 'web'), version: VERSION, log });
+  let bound: { port: number };
+  try {
+    bound = await http.listen();
+  } catch (e) {
+    throw new BatonError('USAGE', `cannot listen on ${host}:${port}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const shown = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shown}:${bound.port}/`;
+  writeServerFile(home, { pid: process.pid, host, port: bound.port, url, started_at: new Date().toISOString() });
+  log(`listening on ${url} (WebSocket ${url}rpc; token in ${join(home, 'server.token')})`);
+  if (!isLoopback(host)) {
+    log(`--allow-remote: anyone who can reach ${reachableAddresses(host).join(', ')} on port ${bound.port} and holds the token can read and write this store`);
+  }
+  if (o.open) process.stdout.write(`${url}?token=${token}\n`);
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: shutting down`);
+    subs.close();
+    removeServerFile(home);
+    http.close().then(() => process.exit(0));
+    setTimeout(() => process.exit(0), 2000).unref();
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** Runs main and turns a refusal into the CLI's conventions (exit 2, `baton: CODE message`). */
+export function runServe(argv: string[]): void {
+  main(argv).catch((e) => {
+    if (e instanceof BatonError) {
+      process.stderr.write(`baton: ${e.code} ${e.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`baton: ${e instanceof Error ? e.message : String(e)}\n`);
+    if (process.env.BATON_DEBUG === '1' && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,181 @@
+// The methods of server.md's table, each a few lines over the operation layer (src/ops),
+// the store, the pointer publisher and the index API: the same calls the CLI makes, with
+// the connection's surface and instance id as the writer. Params arrive already checked
+// against src/schemas/protocol.ts; everything else is the store's rules.
+import { resolve } from 'node:path';
+import { JSONRPCErrorException } from 'json-rpc-2.0';
+import { parseDuration } from '../core/duration.ts';
+import { fail } from '../core/errors.ts';
+import type { IndexIo } from '../index/api.ts';
+import { listSessions, projectList, searchSessions } from '../index/api.ts';
+import { type PositionCache, readPage, redactionsOf } from '../ops/events.ts';
+import { pointerView } from '../ops/pointer.ts';
+import { captureRefOp, listRefs, renderRefs } from '../ops/refs.ts';
+import { appendEntry, createSession, existingDir, releaseSession, renewSession, resumeSession } from '../ops/session.ts';
+import { describeThread, listEpisodes } from '../ops/thread.ts';
+import { publishRaw } from '../pointer/publish.ts';
+import { DEFAULT_LIST_LIMIT, MAX_PAGE_BYTES, type MethodName } from '../schemas/protocol.ts';
+import { LOG_FILE } from '../store/log.ts';
+import { archiveSession } from '../store/operations.ts';
+import { DEFAULT_TTL } from '../store/refs.ts';
+import type { FsStore, Writer } from '../store/store.ts';
+import { realDir } from '../store/workspace.ts';
+import { type Connection, type Handler, INVALID_PARAMS, REFUSED } from './dispatcher.ts';
+import type { Subscriptions } from './subscriptions.ts';
+import { join } from 'node:path';
+import * as fs from 'node:fs';
+
+export interface ServerContext {
+  store: FsStore;
+  subs: Subscriptions;
+  positions: PositionCache;
+  /** thread/resume's workspacePath per session, for this server's lifetime (never written to the session). */
+  overrides: Map<string, string>;
+  io: IndexIo;
+}
+
+const writerOf = (c: Connection): Writer => c.state.writer as Writer;
+const leaseOf = (d: string | undefined): number => parseDuration(d ?? '10m');
+
+/** The keyset cursor: (last touched, id) of the last row of a page, opaque to clients. */
+export function encodeCursor(k: { last_touched_at: string; id: string }): string {
+  return Buffer.from(JSON.stringify([k.last_touched_at, k.id])).toString('base64url');
+}
+
+export function decodeCursor(c: string): { last_touched_at: string; id: string } {
+  try {
+    const v = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return { last_touched_at: v[0], id: v[1] };
+  } catch {}
+  throw new JSONRPCErrorException('invalid params for thread/list: cursor: not a cursor this server returned', INVALID_PARAMS, { issues: [{ path: 'cursor', message: 'not a cursor' }] });
+}
+
+/** cwd / all of thread/list and search: a real-path workspace, or null for every workspace (the default). */
+function workspaceOf(p: { cwd?: string; all?: boolean }): string | null {
+  if (p.all && p.cwd !== undefined) fail('USAGE', 'all and cwd cannot be used together');
+  return p.cwd === undefined ? null : realDir(resolve(p.cwd));
+}
+
+/** One page of event/replay (also thread/read's includeEvents). */
+function replay(ctx: ServerContext, id: string, after: number, maxBytes = MAX_PAGE_BYTES) {
+  const path = join(ctx.store.dir(id), LOG_FILE);
+  let size = 0;
+  try {
+    size = fs.statSync(path).size;
+  } catch {}
+  const from = ctx.positions.before(id, after, size);
+  const page = readPage(path, from, after, maxBytes, redactionsOf(ctx.store, id));
+  if (page.corrupt && page.events.length === 0) {
+    fail('WS201', `events log of ${id} is corrupt at seq ${page.corrupt.seq} (${page.corrupt.reason}): run baton session verify ${id}`, { seq: page.corrupt.seq });
+  }
+  ctx.positions.remember(id, page.next);
+  const events = page.events.map((e) => e.event);
+  return {
+    events,
+    nextAfter: events.length ? events[events.length - 1].seq : after,
+    hasMore: page.more,
+    ...(page.oversize ? { oversize: true } : {}),
+  };
+}
+
+export function methods(ctx: ServerContext): Record<Exclude<MethodName, 'initialize'>, Handler> {
+  const { store } = ctx;
+  const thread = (id: string) => describeThread(store, id, ctx.overrides.get(id) ?? null);
+  return {
+    'project/list': () => ({ data: projectList(store.home, ctx.io) }),
+
+    'thread/list': (p: { cwd?: string; all?: boolean; state?: 'active' | 'suspended' | 'archived'; search?: string; cursor?: string; limit?: number }) => {
+      const cwd = workspaceOf(p);
+      const after = p.cursor !== undefined ? decodeCursor(p.cursor) : undefined;
+      const limit = p.limit ?? DEFAULT_LIST_LIMIT;
+      let ids: string[] | undefined;
+      if (p.search !== undefined) ids = [...new Set(searchSessions(store.home, p.search, { cwd, limit: 10_000 }, ctx.io).hits.map((h) => h.session))];
+      const { sessions } = listSessions(store.home, { cwd, state: p.state, limit: limit + 1, after, ids }, ctx.io);
+      const data = sessions.slice(0, limit);
+      const last = data[data.length - 1];
+      return { data, nextCursor: sessions.length > limit && last ? encodeCursor(last) : null };
+    },
+
+    'thread/read': (p: { threadId: string; includeEvents?: { after?: number; maxBytes?: number } }) => {
+      const id = store.resolve(p.threadId);
+      const out: Record<string, unknown> = { thread: thread(id) };
+      if (p.includeEvents) out.events = replay(ctx, id, p.includeEvents.after ?? 0, p.includeEvents.maxBytes);
+      return out;
+    },
+
+    'thread/start': (p: { title: string; cwd: string; taskId?: string; allow?: string[]; id?: string; lease?: string }, c) => {
+      const cwd = existingDir(p.cwd, 'USAGE', (abs) => `cwd ${abs} is not a directory`);
+      const r = createSession(store, { title: p.title, id: p.id, taskId: p.taskId, allowedRuntimes: p.allow, cwd, leaseMs: leaseOf(p.lease), writer: writerOf(c) });
+      return { thread: thread(r.id) };
+    },
+
+    'thread/resume': (p: { threadId: string; workspacePath?: string; steal?: boolean; lease?: string }, c) => {
+      const id = store.resolve(p.threadId);
+      const leaseMs = leaseOf(p.lease);
+      const workspace = p.workspacePath !== undefined ? existingDir(p.workspacePath, 'WS004', (abs) => `workspacePath ${abs} does not exist or is not a directory`) : undefined;
+      const r = resumeSession(store, id, writerOf(c), { leaseMs, steal: !!p.steal, workspace });
+      if (workspace) ctx.overrides.set(id, workspace);
+      return { thread: thread(id), context: r.context, fromSeq: r.from_seq, lastSeq: r.last_seq, leaseUntil: r.lease_until ?? null, workspace: ctx.overrides.get(id) ?? r.workspace ?? null };
+    },
+
+    'thread/release': (p: { threadId: string }, c) => {
+      const r = releaseSession(store, store.resolve(p.threadId), writerOf(c));
+      return { threadId: r.id, seq: r.seq };
+    },
+
+    'thread/renew': (p: { threadId: string; lease?: string }, c) => {
+      const leaseMs = leaseOf(p.lease);
+      const r = renewSession(store, store.resolve(p.threadId), writerOf(c), leaseMs);
+      return { threadId: r.id, leaseUntil: r.lease_until, seq: r.seq };
+    },
+
+    'thread/archive': (p: { threadId: string; retroTemplate?: string }, c) => {
+      const id = store.resolve(p.threadId);
+      const r = archiveSession(store, id, writerOf(c), { template: p.retroTemplate });
+      return { threadId: id, seq: r.event.seq, retrospective: r.retrospective };
+    },
+
+    'context/append': (p: { threadId: string; text: string; type?: string; tags?: string[]; actor?: 'user' | 'agent' | 'system' }, c) => {
+      const ev = appendEntry(store, store.resolve(p.threadId), writerOf(c), { text: p.text, type: p.type, tags: p.tags, actor: p.actor });
+      return { event: ev };
+    },
+
+    'event/replay': (p: { threadId: string; after: number; maxBytes?: number }) => replay(ctx, store.resolve(p.threadId), p.after, p.maxBytes),
+
+    'event/subscribe': (p: { threadId: string; after?: number }, c) => ctx.subs.subscribe(c, store.resolve(p.threadId), p.after),
+
+    'event/unsubscribe': (p: { subscriptionId: string }, c) => {
+      if (!ctx.subs.unsubscribe(p.subscriptionId, c)) fail('UNKNOWN_SUBSCRIPTION', `no subscription ${p.subscriptionId} on this connection`, { subscriptionId: p.subscriptionId });
+      return {};
+    },
+
+    'pointer/get': (p: { threadId: string }) => pointerView(store, store.resolve(p.threadId)),
+
+    'pointer/publish': (p: unknown, c) => {
+      // The publisher's own parser judges the request (its receipts are pointer.md's), from the JSON the client sent.
+      const receipt = publishRaw(store, Buffer.from(JSON.stringify(p ?? null) ?? 'null'), { writer: writerOf(c) });
+      if (receipt.ok) return receipt;
+      const message = 'message' in receipt ? receipt.message : `current generation ${receipt.current_generation}, revision ${receipt.current_revision}`;
+      throw new JSONRPCErrorException(message, REFUSED, { code: receipt.error, message, details: { receipt } });
+    },
+
+    'ref/capture': (p: { from: string; into: string; maxBytes?: number; maxLines?: number; ttl?: string; body?: string }, c) => {
+      const ttlMs = parseDuration(p.ttl ?? DEFAULT_TTL);
+      return captureRefOp(store, { from: p.from, into: p.into, ttlMs, bounds: { maxBytes: p.maxBytes ?? 0, maxLines: p.maxLines ?? 0 }, body: p.body ?? null, writer: writerOf(c) }).json;
+    },
+
+    'ref/list': (p: { threadId: string }) => listRefs(store, store.resolve(p.threadId)).json,
+
+    'ref/render': (p: { threadId: string; digest?: string }) => renderRefs(store, store.resolve(p.threadId), p.digest),
+
+    'episode/list': (p: { threadId: string }) => {
+      const id = store.resolve(p.threadId);
+      return { threadId: id, data: listEpisodes(store, id) };
+    },
+
+    search: (p: { query: string; cwd?: string; all?: boolean; type?: string; limit?: number }) => {
+      const cwd = workspaceOf(p);
+      return { data: searchSessions(store.home, p.query, { cwd, type: p.type, limit: p.limit ?? 20 }, ctx.io).hits };
+    },
+  };
+}
