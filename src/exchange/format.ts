@@ -4,7 +4,7 @@
 import { fail } from '../core/errors.ts';
 import { ACTORS, type Actor, type StoredEvent, checkEventType, isSurface } from '../core/events.ts';
 import { sha256Hex } from '../core/hash.ts';
-import { redactValue } from '../core/redact.ts';
+import { REDACTED, redactValue } from '../core/redact.ts';
 import { presentEvent } from '../core/session.ts';
 
 /** The manifest entry every baton export carries; its sha256 is the export's digest. */
@@ -100,7 +100,7 @@ function mapStrings(v: unknown, f: (s: string) => string): unknown {
 
 /**
  * An event as it leaves the machine: `session redact` patterns and the default secret patterns
- * applied, the workspace as `{name, hash}`, local paths rewritten, prompt text dropped unless
+ * applied (and the patterns themselves hidden), the workspace as `{name, hash}`, local paths rewritten, prompt text dropped unless
  * asked for (its digest and length stay). seq, ts, type, surface and actor are kept.
  */
 export function shareEvent(ev: StoredEvent, rules: ShareRules): StoredEvent {
@@ -114,6 +114,9 @@ export function shareEvent(ev: StoredEvent, rules: ShareRules): StoredEvent {
   } else if (ev.type === 'session.archived' && 'target_path' in payload) {
     const { target_path: _gone, ...rest } = payload;
     payload = rest;
+  } else if (ev.type === 'context.rewritten' && typeof payload.pattern === 'string') {
+    // The pattern names what it hides; the events it names went out with it applied.
+    payload = { ...payload, pattern: REDACTED };
   } else if (ev.type === 'prompt.submitted' && !rules.prompts && typeof payload.text === 'string') {
     payload = { ...payload, text: '', truncated: true, original_bytes: typeof payload.original_bytes === 'number' ? payload.original_bytes : Buffer.byteLength(payload.text) };
   }
