@@ -2,6 +2,7 @@
 // (hooks.md): argument parsing and output only; the rules live in src/hooks, src/commands and src/providers.
 import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
+import { type SkillInstallReport, installSkill, skillWiring, splitSkillAspect, uninstallSkill, verifySkill } from '../exchange/skill-install.ts';
 import { isoMillis } from '../core/time.ts';
 import { parseAspects } from '../hooks/dispatch.ts';
 import { demoText, runDemo } from '../commands/demo.ts';
@@ -23,7 +24,7 @@ import { type GlobalOptions, color, openStore, relativeTime, run, table } from '
 const SCOPES: Scope[] = ['user', 'project', 'local'];
 
 /** A wiring row's state as people read it: Codex's untrusted entries are wired but never run. */
-const wiringState = (r: WiringRow): string => (r.trusted === false ? `${r.state}, not trusted` : r.state);
+const wiringState = (r: Pick<WiringRow, 'state' | 'trusted'>): string => (r.trusted === false ? `${r.state}, not trusted` : r.state);
 
 function ctxFor(g: GlobalOptions): InstallContext {
   return defaultContext(process.cwd(), process.execPath, batonBinPath(), g.home ? resolveHome(g.home) : undefined);
@@ -40,6 +41,12 @@ function aspectsOption(list: string | undefined) {
   if (unknown.length) fail('USAGE', `unknown aspect(s) ${unknown.join(', ')}: use session, prompt, pointer`);
   if (aspects.length === 0) fail('USAGE', '--aspects names no aspect: use session, prompt, pointer');
   return aspects;
+}
+
+function skillText(r: SkillInstallReport | undefined, dryRun: boolean): string[] {
+  if (!r) return [];
+  if (!r.written && !r.diff) return [`claude skill: ${r.file} (up to date)`];
+  return [`claude skill: ${r.file} ${dryRun ? '(would write)' : '(written)'}${r.backup ? `, backup ${r.backup}` : ''}`, ...(dryRun && r.diff ? [r.diff] : [])];
 }
 
 function installText(r: InstallReport, dryRun: boolean): string[] {
@@ -70,15 +77,25 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
     .description("add baton's hook entries to a provider's settings file")
     .argument('<provider>', PROVIDER_NAMES.join(' | '))
     .option('--scope <scope>', 'user | project | local', 'user')
-    .option('--aspects <list>', 'aspects to run: session,prompt,pointer (default all)')
+    .option('--aspects <list>', 'aspects to run: session,prompt,pointer (default all); skill (claude) installs baton\'s SKILL.md')
     .option('--dry-run', 'print the diff, change nothing')
     .option('--force', 'replace an earlier baton entry that differs')
     .action((name: string, o) =>
       run(globals(), () => {
         const adapter = providerOf(name);
         const scope = scopeOf(o.scope);
-        const aspects = aspectsOption(o.aspects);
+        const split = splitSkillAspect(o.aspects);
         const ctx = ctxFor(globals());
+        if (split.skill) {
+          // The skill file is checked (HK101) before anything is written; it goes in after the hook entries.
+          installSkill(adapter.name, scope, ctx, { dryRun: true, force: !!o.force });
+        }
+        const skill = () => (split.skill ? { skill: installSkill(adapter.name, scope, ctx, { dryRun: !!o.dryRun, force: !!o.force }) } : {});
+        if (split.hooks === null) {
+          const r = skill();
+          return { json: { ok: true, dry_run: !!o.dryRun, provider: adapter.name, scope, ...r }, text: skillText(r.skill, !!o.dryRun) };
+        }
+        const aspects = aspectsOption(split.hooks);
         // An earlier baton's differing entry is reported, not overwritten: refuse before writing anything.
         const plan = install(adapter, scope, aspects, ctx, { dryRun: true, force: !!o.force });
         if (plan.differing.length && !o.force) {
@@ -89,7 +106,8 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           );
         }
         const r = o.dryRun ? plan : install(adapter, scope, aspects, ctx, { force: !!o.force });
-        return { json: { ok: true, dry_run: !!o.dryRun, ...r }, text: installText(r, !!o.dryRun) };
+        const sk = skill();
+        return { json: { ok: true, dry_run: !!o.dryRun, ...r, ...sk }, text: [...installText(r, !!o.dryRun), ...skillText(sk.skill, !!o.dryRun)] };
       }),
     );
 
@@ -105,7 +123,8 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
         const scopes = o.scope ? [scopeOf(o.scope)] : (Object.keys(adapter.settings) as Scope[]);
         const ctx = ctxFor(globals());
         const reports = scopes.map((s) => uninstall(adapter, s, ctx, { dryRun: !!o.dryRun }));
-        const text: string[] = [];
+        const skillRemoved = adapter.name === 'claude' ? scopes.filter((s) => s !== 'local').map((s) => uninstallSkill(s, ctx, { dryRun: !!o.dryRun })).filter((f): f is string => f !== null) : [];
+        const text: string[] = skillRemoved.map((f) => `claude skill: ${o.dryRun ? 'would remove' : 'removed'} ${f}`);
         for (const r of reports) {
           text.push(`${r.provider} (${r.scope} scope): ${r.file}: ${r.removed ? `${o.dryRun ? 'would remove' : 'removed'} ${r.removed} entr${r.removed === 1 ? 'y' : 'ies'}` : 'no baton entries'}`);
           if (r.file_removed) text.push(`  removed the file (baton created it; nothing else was in it)`);
@@ -114,7 +133,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           if (r.shim_removed) text.push(`  shim removed: ${r.shim_removed}`);
           if (r.diff) text.push(r.diff);
         }
-        return { json: { ok: true, dry_run: !!o.dryRun, results: reports }, text };
+        return { json: { ok: true, dry_run: !!o.dryRun, results: reports, skill_removed: skillRemoved }, text };
       }),
     );
 
@@ -126,7 +145,10 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
         const g = globals();
         const home = resolveHome(g.home);
         const ctx = ctxFor(g);
-        const rows = PROVIDER_NAMES.flatMap((p) => wiring(PROVIDERS[p], ctx)).map((r) => ({ ...r, last_run: readLastRun(home, r.provider, r.aspect) }));
+        const rows = [
+          ...PROVIDER_NAMES.flatMap((p) => wiring(PROVIDERS[p], ctx)).map((r) => ({ ...r, last_run: readLastRun(home, r.provider, r.aspect) })),
+          { ...skillWiring(ctx), last_run: null },
+        ];
         const now = Date.now();
         const text = table(
           rows.map((r) => [
@@ -152,7 +174,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
         const providers = name ? [providerOf(name)] : PROVIDER_NAMES.map((p) => PROVIDERS[p]);
         const ctx = ctxFor(g);
         const env: NodeJS.ProcessEnv = { ...process.env, BATON_HOME: resolveHome(g.home) };
-        const rows = providers.flatMap((a) => verifyProvider(a, ctx, env));
+        const rows = [...providers.flatMap((a) => verifyProvider(a, ctx, env)), ...(providers.some((a) => a.name === 'claude') ? verifySkill(ctx) : [])];
         const failed = rows.filter((r) => !r.ok);
         const text = rows.length
           ? table(

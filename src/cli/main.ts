@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { Command } from 'commander';
 import { adoptNativeSha256 } from '../core/hash.ts';
+import { registerExchangeCommands } from './exchange.ts';
 import { registerHookCommands } from './hooks.ts';
 import { registerIndexCommands } from './index-commands.ts';
 import type { GlobalOptions } from './output.ts';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
     });
   const globals = (): GlobalOptions => program.opts<GlobalOptions>();
   registerSessionCommands(program, globals);
+  registerExchangeCommands(program, globals);
   registerPointerCommands(program, globals);
   registerRefCommands(program, globals);
   registerIndexCommands(program, globals);

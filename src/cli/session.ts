@@ -274,7 +274,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .command('archive')
     .description('write retrospective.md, append session.archived, freeze the session (needs the lease released)')
     .argument('<id>')
-    .option('--retro-template <name>', 'default or brief', 'default')
+    .option('--retro-template <name>', 'default, brief, or NAME for <home>/templates/NAME.md (WS402 if unknown)', 'default')
     .option('--to <dir>', 'also copy the archived session out to this new folder')
     .option('--force', 'overwrite the --to target')
     .action((idArg: string, o) =>

@@ -23,7 +23,7 @@ export function surfaceKind(surface: string): SurfaceKind {
 }
 
 export const RESERVED_TYPES = [
-  'session.created', 'session.updated', 'session.titled', 'session.resumed', 'session.suspended', 'session.archived',
+  'session.created', 'session.imported', 'session.updated', 'session.titled', 'session.resumed', 'session.suspended', 'session.archived',
   'context.appended', 'context.rewritten',
   'artifact.added', 'artifact.updated', 'artifact.removed',
   'lock.acquired', 'lock.renewed', 'lock.released',

@@ -78,7 +78,10 @@ export function foldEvent(v: SessionView, ev: StoredEvent): void {
   v.last_touched_at = ev.ts;
   v.last_writer = ev.surface;
   switch (ev.type) {
+    case 'session.imported':
     case 'session.created':
+      // An import's session.imported is its identity; the origin's session.created after it is history.
+      if (v.created_at) break;
       v.title = str(p.title);
       v.task_id = (p.task_id as string) ?? null;
       v.parent_session = (p.parent_session as string) ?? null;

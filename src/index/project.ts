@@ -83,6 +83,7 @@ export function eventText(ev: StoredEvent): string {
   const p = ev.payload ?? {};
   switch (ev.type) {
     case 'session.created':
+    case 'session.imported':
     case 'session.updated':
     case 'session.titled':
       return str(p.title);
@@ -118,7 +119,10 @@ export function projectEvent(row: SessionRow, ev: StoredEvent, lineStart: number
   row.line_start = lineStart;
   row.log_offset = lineEnd;
   switch (ev.type) {
+    case 'session.imported':
     case 'session.created': {
+      // An import's session.imported is its identity; the origin's session.created after it is history.
+      if (row.created_at) break;
       row.title = str(p.title);
       row.title_seq = ev.seq;
       row.created_at = ev.ts;

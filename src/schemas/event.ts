@@ -32,14 +32,37 @@ const pointerMeta = {
   text: z.never().optional().meta({ description: 'never present: the log holds pointer metadata only' }),
 };
 
+/** A workspace as an export shows it (exchange.md): the folder's name and a hash of its real path. */
+const AnonymousWorkspace = z
+  .strictObject({
+    name: z.string(),
+    hash: z.string().regex(/^[0-9a-f]{16}$/),
+    git_branch: z.string().min(1).optional(),
+  })
+  .meta({ id: 'anonymous_workspace', description: "an exported session's workspace: the folder's name and the first 16 hex of sha256 of its real path" });
+
 export const EventPayloads = {
   'session.created': z.strictObject({
     title: z.string(),
     task_id: z.string().optional(),
     parent_session: SessionId.optional(),
+    workspace: z.union([Workspace, AnonymousWorkspace]),
+    allowed_runtimes: z.array(Runtime),
+    created_by: z.string().min(1),
+  }),
+  'session.imported': z.strictObject({
+    origin_id: z.string().min(1),
+    /** sha256 of the export's baton-export.json (of events.toml for a world-session-v1 layout without one). */
+    digest: Sha256Hex,
+    layout: z.enum(['baton', 'world-session-v1']),
+    title: z.string(),
     workspace: Workspace,
     allowed_runtimes: z.array(Runtime),
     created_by: z.string().min(1),
+    exported_at: z.string().optional(),
+    origin_workspace: AnonymousWorkspace.optional(),
+    /** How many of the origin's events follow, re-sequenced from seq 2. */
+    events: NonNegInt,
   }),
   'session.updated': z.strictObject({
     title: z.string().optional(),

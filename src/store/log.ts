@@ -50,7 +50,7 @@ export interface LogFacts {
 
 export function foldFacts(facts: LogFacts, ev: { type: string; payload: Record<string, unknown> }): void {
   if (ev.type === 'session.archived') facts.archived = true;
-  else if ((ev.type === 'session.created' || ev.type === 'session.updated') && Array.isArray(ev.payload.allowed_runtimes)) {
+  else if ((ev.type === 'session.created' || ev.type === 'session.imported' || ev.type === 'session.updated') && Array.isArray(ev.payload.allowed_runtimes)) {
     facts.allowed = ev.payload.allowed_runtimes as string[];
   }
 }

@@ -7,12 +7,12 @@ import { basename, join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import type { StoredEvent } from '../core/events.ts';
 import { createHash } from 'node:crypto';
-import { type SessionView, presentText } from '../core/session.ts';
-import { isoMillis } from '../core/time.ts';
+import type { SessionView } from '../core/session.ts';
 import { FILE_MODE, ensureDir, fsyncDir, writeFileAtomic } from './fsutil.ts';
 import { isValid, readLock } from './lease.ts';
 import { LOG_FILE, type ScanResult, scanLog } from './log.ts';
 import { contextMdSeq, pointerSummary, readManifest } from './projections.ts';
+import { type EpisodeSummary, fillTemplate, loadTemplate, retrospectiveParts } from './retro-templates.ts';
 import type { FsStore, Writer } from './store.ts';
 
 /** Artifacts can be large: node:crypto here (the CLI), never on the hook path. */
@@ -74,37 +74,15 @@ export function removeArtifact(store: FsStore, id: string, name: string, writer:
   return ev;
 }
 
-export const RETRO_TEMPLATES = ['default', 'brief'] as const;
-
-export function renderRetrospective(v: SessionView, dir: string, template: string, now: Date, episodes: { episode: string; outcome: string; reason: string; duration_ms: number; prompts: number }[]): string {
-  const pointer = pointerSummary(dir);
-  const started = Date.parse(v.created_at);
-  const dur = Number.isFinite(started) ? Math.max(0, now.getTime() - started) : 0;
-  const out: string[] = [`# Retrospective: ${v.title || v.id}`, ''];
-  out.push(`- session: ${v.id}`, `- created: ${v.created_at}`, `- archived: ${isoMillis(now)}`, `- duration: ${Math.round(dur / 60000)} min`, `- events: ${v.events}`);
-  if (v.task_id) out.push(`- task: ${v.task_id}`);
-  out.push('', '## Goal and pointer', '');
-  out.push(pointer?.text ? pointer.text : `no pointer published${pointer ? ` (status ${pointer.status})` : ''}`, '');
-  if (template !== 'brief') {
-    out.push('## Context', '');
-    if (v.context.length === 0) out.push('no entries', '');
-    for (const c of v.context) out.push(`- seq ${c.seq} (${c.ts}): ${presentText(c.seq, c.text, v.redactions).replace(/\n/g, '\n  ')}`);
-    out.push('');
-  }
-  out.push('## Artifacts', '');
-  if (v.artifacts.size === 0) out.push('none');
-  for (const [name, a] of v.artifacts) out.push(`- ${name} (sha256 ${a.sha256})`);
-  out.push('', '## Episodes', '');
-  if (episodes.length === 0 && v.open_episodes.length === 0) out.push('none');
-  for (const e of episodes) out.push(`- ${e.episode}: ${e.outcome} (${e.reason}), ${Math.round(e.duration_ms / 1000)}s, ${e.prompts} prompts`);
-  for (const e of v.open_episodes) out.push(`- ${e.episode}: never closed (opened ${e.opened_at})`);
-  return `${out.join('\n')}\n`;
+/** Renders retrospective.md from a template (retro-templates.ts) and the session's parts. */
+export function renderRetrospective(v: SessionView, dir: string, templateText: string, now: Date, episodes: EpisodeSummary[]): string {
+  return fillTemplate(templateText, retrospectiveParts(v, pointerSummary(dir), now, episodes));
 }
 
 /** Archives a session: no valid lease may be held (WS101); writes retrospective.md, appends session.archived. */
 export function archiveSession(store: FsStore, id: string, writer: Writer, opts: { template?: string; to?: string; force?: boolean } = {}): { event: StoredEvent; retrospective: string; target_path?: string } {
-  const template = opts.template ?? 'default';
-  if (!(RETRO_TEMPLATES as readonly string[]).includes(template)) fail('USAGE', `unknown retrospective template ${JSON.stringify(template)}: ${RETRO_TEMPLATES.join(', ')}`);
+  // An unknown template (WS402) is refused before anything is read or written.
+  const template = loadTemplate(store.home, opts.template ?? 'default');
   const dir = store.writeDir(id);
   const now = store.clock();
   const lock = readLock(dir);
@@ -119,14 +97,14 @@ export function archiveSession(store: FsStore, id: string, writer: Writer, opts:
     target = opts.to;
     if (fs.existsSync(target) && !opts.force) fail('WS401', `archive target ${target} exists: rename it or pass --force`, { target });
   }
-  const episodes: { episode: string; outcome: string; reason: string; duration_ms: number; prompts: number }[] = [];
+  const episodes: EpisodeSummary[] = [];
   store.events(id, 1, (ev) => {
     if (ev.type === 'episode.closed') {
       const p = ev.payload as Record<string, unknown>;
       episodes.push({ episode: String(p.episode), outcome: String(p.outcome), reason: String(p.reason), duration_ms: Number(p.duration_ms) || 0, prompts: Number(p.prompts) || 0 });
     }
   });
-  const retro = renderRetrospective(view, dir, template, now, episodes);
+  const retro = renderRetrospective(view, dir, template.text, now, episodes);
   const retroPath = join(dir, 'retrospective.md');
   writeFileAtomic(retroPath, retro, { durable: true });
   const payload: Record<string, unknown> = { retrospective: 'retrospective.md' };

@@ -1,0 +1,140 @@
+// Reading an archive someone else made, without trusting it (exchange.md, Import): yauzl
+// checks names and that every entry inflates to exactly its declared size; this module adds
+// the rest of the rules (entry count, symlink and device entries, duplicates, the size limits)
+// and turns every failure into WS403 naming the entry and the rule. Reads only; writes nothing.
+import * as fs from 'node:fs';
+import yauzl from 'yauzl';
+import { fail } from '../core/errors.ts';
+import { BOMB_FACTOR, MAX_ENTRIES, checkEntryName, refuse } from './format.ts';
+
+export interface ZipItem {
+  name: string;
+  size: number;
+  entry: yauzl.Entry;
+}
+
+export interface CheckedZip {
+  path: string;
+  /** Regular-file entries (folders are dropped: an export's files name their folders). */
+  files: ZipItem[];
+  /** Sum of the declared decompressed sizes. */
+  totalSize: number;
+  close(): void;
+  /** Streams an entry's bytes to onChunk; the byte count must be the declared one (yauzl). */
+  pipe(item: ZipItem, onChunk: (b: Buffer) => void): Promise<number>;
+  read(item: ZipItem, limit: number): Promise<Buffer>;
+}
+
+const S_IFMT = 0o170000;
+const S_IFREG = 0o100000;
+const S_IFDIR = 0o040000;
+const S_IFLNK = 0o120000;
+
+function openZip(path: string): Promise<yauzl.ZipFile> {
+  return new Promise((res, rej) => {
+    yauzl.open(path, { lazyEntries: true, autoClose: false, strictFileNames: true, validateEntrySizes: true, decodeStrings: true }, (err, zip) => (err ? rej(err) : res(zip)));
+  });
+}
+
+function entryRule(message: string): string {
+  if (/absolute path/.test(message)) return 'an absolute path';
+  if (/invalid relative path/.test(message)) return 'a ".." component';
+  if (/invalid characters/.test(message)) return 'a backslash';
+  return 'unreadable entry';
+}
+
+/** Every entry of the central directory, checked; refuses (WS403) before any entry is read. */
+export async function checkZip(path: string, maxSize: number): Promise<CheckedZip> {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(path);
+  } catch (e) {
+    return fail('USAGE', `cannot read ${path}: ${(e as Error).message}`);
+  }
+  if (!st.isFile()) refuse(`${path} is not a file: not a baton export`, { rule: 'not an export' });
+  if (st.size > maxSize) refuse(`${path} is ${st.size} bytes, over the limit of ${maxSize} (--max-size)`, { rule: 'archive too large', limit_bytes: maxSize });
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await openZip(path);
+  } catch (e) {
+    return refuse(`${path} is not a zip archive (${(e as Error).message}): not a baton export`, { rule: 'not an export' });
+  }
+  const close = (): void => {
+    try {
+      zip.close();
+    } catch {}
+  };
+  try {
+    if (zip.entryCount > MAX_ENTRIES) refuse(`the archive has ${zip.entryCount} entries, more than ${MAX_ENTRIES}`, { rule: 'too many entries', limit: MAX_ENTRIES });
+    const entries = await new Promise<yauzl.Entry[]>((res, rej) => {
+      const list: yauzl.Entry[] = [];
+      zip.on('entry', (e: yauzl.Entry) => {
+        list.push(e);
+        zip.readEntry();
+      });
+      zip.on('end', () => res(list));
+      zip.on('error', (e: Error) => rej(e));
+      zip.readEntry();
+    }).catch((e: Error) => refuse(`unsafe or unreadable entry: ${e.message}`, { rule: entryRule(e.message) }));
+    const seen = new Set<string>();
+    const files: ZipItem[] = [];
+    let total = 0;
+    for (const e of entries) {
+      const name = e.fileName;
+      checkEntryName(name);
+      const key = name.replace(/\/$/, '');
+      if (seen.has(key)) refuse(`the archive holds ${JSON.stringify(key)} twice`, { entry: key, rule: 'duplicate name' });
+      seen.add(key);
+      const type = (e.externalFileAttributes >>> 16) & S_IFMT;
+      if (type === S_IFLNK) refuse(`entry ${JSON.stringify(name)} is a symbolic link`, { entry: name, rule: 'symlink entry' });
+      if (type !== 0 && type !== S_IFREG && type !== S_IFDIR) refuse(`entry ${JSON.stringify(name)} is a device, FIFO or socket`, { entry: name, rule: 'device entry' });
+      if (e.isEncrypted()) refuse(`entry ${JSON.stringify(name)} is encrypted`, { entry: name, rule: 'encrypted entry' });
+      if (e.compressionMethod !== 0 && e.compressionMethod !== 8) refuse(`entry ${JSON.stringify(name)} uses compression method ${e.compressionMethod}`, { entry: name, rule: 'unsupported compression' });
+      const isDir = name.endsWith('/') || type === S_IFDIR;
+      if (isDir) {
+        if (e.uncompressedSize !== 0) refuse(`folder entry ${JSON.stringify(name)} has content`, { entry: name, rule: 'folder with content' });
+        continue;
+      }
+      total += e.uncompressedSize;
+      if (total > BOMB_FACTOR * maxSize) {
+        refuse(`the archive decompresses to more than ${BOMB_FACTOR} × ${maxSize} bytes (--max-size): refused as a decompression bomb`, { entry: name, rule: 'decompression bomb', limit_bytes: BOMB_FACTOR * maxSize });
+      }
+      files.push({ name, size: e.uncompressedSize, entry: e });
+    }
+    const pipe = (item: ZipItem, onChunk: (b: Buffer) => void): Promise<number> =>
+      new Promise((res, rej) => {
+        zip.openReadStream(item.entry, (err, stream) => {
+          if (err) return rej(err);
+          let n = 0;
+          stream.on('data', (b: Buffer) => {
+            n += b.length;
+            onChunk(b);
+          });
+          stream.on('error', rej);
+          stream.on('end', () => res(n));
+        });
+      }).catch((e: Error) => {
+        if (e instanceof Error && /too many bytes|too few bytes|mismatch/.test(e.message)) {
+          return refuse(`entry ${JSON.stringify(item.name)} does not hold its declared ${item.size} bytes (${e.message})`, { entry: item.name, rule: 'entry larger than declared' });
+        }
+        if (e && (e as { code?: string }).code === 'WS403') throw e;
+        return refuse(`entry ${JSON.stringify(item.name)} cannot be read: ${(e as Error).message}`, { entry: item.name, rule: 'unreadable entry' });
+      }) as Promise<number>;
+    return {
+      path,
+      files,
+      totalSize: total,
+      close,
+      pipe,
+      async read(item, limit) {
+        if (item.size > limit) refuse(`entry ${JSON.stringify(item.name)} is ${item.size} bytes, over ${limit}`, { entry: item.name, rule: 'entry too large' });
+        const parts: Buffer[] = [];
+        await pipe(item, (b) => parts.push(b));
+        return Buffer.concat(parts);
+      },
+    };
+  } catch (e) {
+    close();
+    throw e;
+  }
+}
