@@ -52,14 +52,14 @@ test('baton hook --help and baton hook claude --help print the hook command help
 
 test('an unknown command exits 2 at every level, also with --help or after help', () => {
   const home = tmpDir();
-  for (const args of [['serve'], ['serve', '--help'], ['help', 'serve'], ['--home', home, 'nosuch'], ['session', 'bogus'], ['session', 'bogus', '--help'], ['session', 'artifact', 'copy'], ['pointer', 'nope', '-h']]) {
+  for (const args of [['serf'], ['serf', '--help'], ['help', 'serf'], ['--home', home, 'nosuch'], ['session', 'bogus'], ['session', 'bogus', '--help'], ['session', 'artifact', 'copy'], ['pointer', 'nope', '-h']]) {
     const r = baton(args, { home });
     assert.equal(r.code, 2, `baton ${args.join(' ')}`);
     const word = args.filter((a) => !a.startsWith('-') && a !== home && a !== 'help' && a !== 'session' && a !== 'pointer' && a !== 'artifact')[0];
     assert.match(r.stderr, new RegExp(`^baton: USAGE unknown command '${word}'`), `baton ${args.join(' ')}: ${r.stderr}`);
     assert.equal(r.stdout, '');
   }
-  assert.match(baton(['serch'], { home }).stderr, /did you mean search\?/);
+  assert.match(baton(['searhc'], { home }).stderr, /did you mean search\?/);
   assert.deepEqual(fs.readdirSync(home), []);
   fs.rmSync(home, { recursive: true, force: true });
 });
@@ -87,13 +87,13 @@ test('with --json: --version, an unknown command and a missing command each prin
   assert.match(v.json.version, /^\d+\.\d+\.\d+/);
   assert.equal(baton(['--json', '--version']).json?.version, v.json.version);
   assert.equal(baton(['--version']).stdout, `${v.json.version}\n`);
-  for (const args of [['bogus', '--json'], ['--json', 'session', 'bogus'], ['serve', '--json', '--help']]) {
+  for (const args of [['bogus', '--json'], ['--json', 'session', 'bogus'], ['serf', '--json', '--help']]) {
     const r = baton(args);
     assert.equal(r.code, 2, args.join(' '));
     assert.equal(r.stdout.trim().split('\n').length, 1);
     assert.equal(r.json.ok, false);
     assert.equal(r.json.error.code, 'USAGE');
-    assert.match(r.json.error.message, /^unknown command '(bogus|serve)'/);
+    assert.match(r.json.error.message, /^unknown command '(bogus|serf)'/);
   }
   for (const args of [['--json'], ['session', '--json']]) {
     const r = baton(args);

@@ -140,7 +140,7 @@ test('a state.json written before the fix (secret inside) is redacted in every f
 test('pointer migrate --apply redacts the v1 text', (t) => {
   const h = home(t);
   const sid = randomUUID();
-  const env = join(h, 'v1.json');
+  const env = join(home(t), 'v1.json');
   const s = pick('github-token');
   fs.writeFileSync(env, JSON.stringify({ envelope_version: 1, session_id: sid, task_id: TASK, text: `Goal: g\n${s.text}`, written_at: '2026-01-01T00:00:00Z' }));
   const dry = baton(['pointer', 'migrate', env, '--json'], { home: h });
@@ -154,7 +154,7 @@ test('pointer migrate --apply redacts the v1 text', (t) => {
 
 test('a title, appended text and a prompt: manifest.json, the folder name, events and baton.db hold no secret', (t) => {
   const h = home(t);
-  const project = join(h, 'proj');
+  const project = join(home(t), 'proj');
   fs.mkdirSync(project);
   const title = pick('github-token');
   const made = baton(['session', 'new', `deploy with ${title.secret}`, '--cwd', project, '--json'], { home: h });
