@@ -201,7 +201,7 @@ test('the block stays within 10000 bytes with the largest text, a 128-character 
   assert.ok(!over.context!.includes('RRRR'));
 });
 
-test('refs are appended after the pointer block at start, not on a prompt', () => {
+test('without a viewer, refs are appended after the pointer block at start, not on a prompt', () => {
   const s = setup();
   let calls = 0;
   const renderRefs = (b: number) => {

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { type AgentWorld, BIN, ROOT, agentWorld, baton } from './helpers.ts';
+import { pointerBlocks } from './e2e/pointer-agent.ts';
 import { type ProviderName, runProviderEvent } from './harness/providers.ts';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'providers');
@@ -71,14 +72,8 @@ function agent(provider: ProviderName, sid: string, w: AgentWorld = world(), env
   };
 }
 
-function fields(block: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of block.split('\n')) {
-    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
-    if (m && !(m[1] in out)) out[m[1]] = m[2];
-  }
-  return out;
-}
+/** The KEY=VALUE fields of the first pointer block in `c` (the e2e suite's parser). */
+const fields = (c: string): Record<string, string> => pointerBlocks(c)[0]?.fields ?? {};
 
 const isFull = (c: string): boolean => /^TASK_POINTER_V2(_BOOTSTRAP)?\n/.test(c) && c.includes('\nINSTRUCTION=');
 const bytes = (s: string): number => Buffer.byteLength(s);

@@ -271,48 +271,57 @@ describe(`Claude Code ${CLAUDE_VERSION} with baton installed (offline)`, { skip 
 
 // Said once (docs/pointer.md): a prompt whose block would repeat what this provider session was
 // last shown carries one UNCHANGED line; every SessionStart, /compact's included, the full block.
-describe(`Claude Code ${CLAUDE_VERSION}: the pointer block said once`, { skip }, () => {
-  let server: ModelServer;
-  let user: User;
-  let plan: AgentPlan = {};
-  let id = '';
-  const UNCHANGED = /TASK_POINTER_V2 UNCHANGED STATUS=([A-Z]+) REVISION=(\d+) NEXT_ACTION=([A-Z_]+)/g;
+/** One describe block's world: the stand-in model scripted as the diligent agent, a user with baton installed. */
+interface Story {
+  server: ModelServer;
+  user: User;
+  plan: AgentPlan;
+}
 
+function diligentStory(): Story {
+  const story = { plan: {} } as Story;
   before(async () => {
-    server = await new ModelServer().start();
-    server.script = diligentAgent(() => plan);
-    user = newUser();
-    const inst = userBaton(['install', 'claude'], user);
+    story.server = await new ModelServer().start();
+    story.server.script = diligentAgent(() => story.plan);
+    story.user = newUser();
+    const inst = userBaton(['install', 'claude'], story.user);
     assert.equal(inst.code, 0, inst.stderr);
   });
   after(async () => {
-    await server?.close();
+    await story.server?.close();
     removeUsers();
   });
+  return story;
+}
+
+describe(`Claude Code ${CLAUDE_VERSION}: the pointer block said once`, { skip }, () => {
+  const story = diligentStory();
+  let id = '';
+  const UNCHANGED = /TASK_POINTER_V2 UNCHANGED STATUS=([A-Z]+) REVISION=(\d+) NEXT_ACTION=([A-Z_]+)/g;
 
   test('a prompt that changed the pointer carries the full block; the next unchanged prompt only the UNCHANGED line', async () => {
-    plan = { publish: 'Goal: say it once\nNext: check the request bodies' };
-    const first = await claude(['-p', 'Publish a pointer', '--allowedTools', 'Bash', '--output-format', 'json'], user, server);
+    story.plan = { publish: 'Goal: say it once\nNext: check the request bodies' };
+    const first = await claude(['-p', 'Publish a pointer', '--allowedTools', 'Bash', '--output-format', 'json'], story.user, story.server);
     assertRan(first, 'first');
     id = JSON.parse(first.stdout).session_id;
-    assert.equal(pointerState(user, id).status, 'CLEAN');
+    assert.equal(pointerState(story.user, id).status, 'CLEAN');
 
     // The prompt marks the pointer DIRTY (a write): the full block, no UNCHANGED line.
-    plan = {};
-    let from = server.requests.length;
-    const second = await claude(['--resume', id, '-p', 'Second prompt'], user, server);
+    story.plan = {};
+    let from = story.server.requests.length;
+    const second = await claude(['--resume', id, '-p', 'Second prompt'], story.user, story.server);
     assertRan(second, 'second');
-    const text2 = mainSince(server.requests, from)[0].text;
+    const text2 = mainSince(story.server.requests, from)[0].text;
     assert.deepEqual([...text2.matchAll(UNCHANGED)], [], 'no UNCHANGED line while something changed');
     const dirty = newestPointerBlock(text2)!;
     assert.equal(dirty.fields.STATUS, 'DIRTY');
     assert.ok(dirty.fields.INSTRUCTION, 'the full block, with its INSTRUCTION');
 
     // Nothing changed since: the resume start shows the block in full, the prompt one line.
-    from = server.requests.length;
-    const third = await claude(['--resume', id, '-p', 'Third prompt'], user, server);
+    from = story.server.requests.length;
+    const third = await claude(['--resume', id, '-p', 'Third prompt'], story.user, story.server);
     assertRan(third, 'third');
-    const main3 = mainSince(server.requests, from);
+    const main3 = mainSince(story.server.requests, from);
     assert.equal(main3.length, 1);
     const lines = [...main3[0].text.matchAll(UNCHANGED)];
     assert.equal(lines.length, 1, `one UNCHANGED line in the request: ${main3[0].text.slice(-3000)}`);
@@ -324,13 +333,13 @@ describe(`Claude Code ${CLAUDE_VERSION}: the pointer block said once`, { skip },
   });
 
   test('after /compact the full block is back in the next request (the compact start context), the old turns and their lines gone', async () => {
-    plan = {};
-    const compact = await claude(['--resume', id, '-p', '/compact'], user, server);
+    story.plan = {};
+    const compact = await claude(['--resume', id, '-p', '/compact'], story.user, story.server);
     assertRan(compact, '/compact');
-    const from = server.requests.length;
-    const run = await claude(['--resume', id, '-p', 'After the compaction'], user, server);
+    const from = story.server.requests.length;
+    const run = await claude(['--resume', id, '-p', 'After the compaction'], story.user, story.server);
     assertRan(run, 'after compact');
-    const main = mainSince(server.requests, from);
+    const main = mainSince(story.server.requests, from);
     assert.equal(main.length, 1);
     const text = main[0].text;
     assert.doesNotMatch(text, /Third prompt/, 'the old conversation was compacted away');
@@ -411,37 +420,23 @@ describe(`Claude Code ${CLAUDE_VERSION} killed mid-turn`, { skip }, () => {
 });
 
 describe(`Claude Code ${CLAUDE_VERSION} /clear`, { skip }, () => {
-  let server: ModelServer;
-  let user: User;
-  let plan: AgentPlan = {};
-
-  before(async () => {
-    server = await new ModelServer().start();
-    server.script = diligentAgent(() => plan);
-    user = newUser();
-    const inst = userBaton(['install', 'claude'], user);
-    assert.equal(inst.code, 0, inst.stderr);
-  });
-  after(async () => {
-    await server?.close();
-    removeUsers();
-  });
+  const story = diligentStory();
 
   test('/clear ends the old provider session as closed and starts a new one (new id, source clear) fenced CLEARED; the old pointer stays', async () => {
-    plan = { publish: 'Goal: before clear\nNext: clear' };
-    const first = await claude(['-p', 'Work before clear', '--allowedTools', 'Bash', '--output-format', 'json'], user, server);
+    story.plan = { publish: 'Goal: before clear\nNext: clear' };
+    const first = await claude(['-p', 'Work before clear', '--allowedTools', 'Bash', '--output-format', 'json'], story.user, story.server);
     assertRan(first, 'first');
     const oldId = JSON.parse(first.stdout).session_id;
-    const oldState = pointerState(user, oldId);
+    const oldState = pointerState(story.user, oldId);
     assert.equal(oldState.status, 'CLEAN');
-    plan = {};
-    const existing = new Set(fs.readdirSync(join(user.batonHome, 'sessions')));
-    const clear = await claude(['--resume', oldId, '-p', '/clear'], user, server);
+    story.plan = {};
+    const existing = new Set(fs.readdirSync(join(story.user.batonHome, 'sessions')));
+    const clear = await claude(['--resume', oldId, '-p', '/clear'], story.user, story.server);
     assertRan(clear, '/clear');
-    const created = fs.readdirSync(join(user.batonHome, 'sessions')).filter((s) => !existing.has(s));
+    const created = fs.readdirSync(join(story.user.batonHome, 'sessions')).filter((s) => !existing.has(s));
     assert.equal(created.length, 1, `expected one new session for the cleared conversation, got ${created}`);
     const newId = created[0];
-    const oldClosed = ofType(events(user, oldId), 'episode.closed');
+    const oldClosed = ofType(events(story.user, oldId), 'episode.closed');
     assert.deepEqual(
       oldClosed.map((e) => [e.payload.reason, e.payload.outcome]),
       [
@@ -449,36 +444,36 @@ describe(`Claude Code ${CLAUDE_VERSION} /clear`, { skip }, () => {
         ['clear', 'closed'],
       ],
     );
-    assert.deepEqual(pointerState(user, oldId), oldState, 'the old conversation keeps its pointer');
-    const opened = ofType(events(user, newId), 'episode.opened');
+    assert.deepEqual(pointerState(story.user, oldId), oldState, 'the old conversation keeps its pointer');
+    const opened = ofType(events(story.user, newId), 'episode.opened');
     assert.equal(opened[0]?.payload.source, 'clear');
-    assert.equal(pointerState(user, newId).status, 'CLEARED');
+    assert.equal(pointerState(story.user, newId).status, 'CLEARED');
   });
 
   test('with BATON_SESSION, /clear fences the named session: a new generation, and a publish on the generation shown before is refused STALE_GENERATION', async () => {
     const env = { BATON_SESSION: 'clear-task' };
-    plan = { publish: 'Goal: named\nNext: clear it' };
-    const from = server.requests.length;
-    const first = await claude(['-p', 'Named work', '--allowedTools', 'Bash', '--output-format', 'json'], user, server, { env });
+    story.plan = { publish: 'Goal: named\nNext: clear it' };
+    const from = story.server.requests.length;
+    const first = await claude(['-p', 'Named work', '--allowedTools', 'Bash', '--output-format', 'json'], story.user, story.server, { env });
     assertRan(first, 'first');
     const id = JSON.parse(first.stdout).session_id;
-    const shown = newestPointerBlock(mainSince(server.requests, from)[0].text)!;
-    const published = pointerState(user, 'clear-task');
+    const shown = newestPointerBlock(mainSince(story.server.requests, from)[0].text)!;
+    const published = pointerState(story.user, 'clear-task');
     assert.equal(published.status, 'CLEAN');
-    plan = {};
-    const clear = await claude(['--resume', id, '-p', '/clear'], user, server, { env });
+    story.plan = {};
+    const clear = await claude(['--resume', id, '-p', '/clear'], story.user, story.server, { env });
     assertRan(clear, '/clear');
-    const fenced = pointerState(user, 'clear-task');
+    const fenced = pointerState(story.user, 'clear-task');
     assert.equal(fenced.status, 'CLEARED');
     assert.notEqual(fenced.generation, published.generation);
     assert.ok(fenced.revision > published.revision);
     // An agent still holding the old block publishes on it: the fence refuses it (no ABA).
-    const stale = userBaton(['pointer', 'publish'], user, {
+    const stale = userBaton(['pointer', 'publish'], story.user, {
       input: JSON.stringify({ schema_version: 3, session_id: 'clear-task', expected_generation: shown.fields.GENERATION, expected_revision: published.revision, task_id: published.task_id, target_status: 'CLEAN', pointer_text: 'Goal: resurrected' }),
     });
     assert.equal(stale.code, 2);
     assert.equal(stale.json?.error, 'STALE_GENERATION');
-    assert.deepEqual(pointerState(user, 'clear-task'), fenced);
+    assert.deepEqual(pointerState(story.user, 'clear-task'), fenced);
   });
 });
 
