@@ -121,15 +121,21 @@ const canMount = ((): boolean => {
 })();
 const NO_MOUNT = canMount ? false : 'cannot mount a tmpfs here';
 
-test('an append on a full disk (ENOSPC) changes nothing: WS206, exit 2, no partial line, no empty quarantine file on retries', { skip: NO_MOUNT }, (t) => {
+/** A small disk for this test, unmounted after it; null only where NO_MOUNT skips the test. */
+function diskFor(t: { after: (fn: () => void) => void }): string | null {
   const disk = smallDisk();
+  if (disk) t.after(disk.done);
+  return disk?.dir ?? null;
+}
+
+test('an append on a full disk (ENOSPC) changes nothing: WS206, exit 2, no partial line, no empty quarantine file on retries', { skip: NO_MOUNT }, (t) => {
+  const disk = diskFor(t);
   if (!disk) return;
-  t.after(disk.done);
-  const home = join(disk.dir, 'store');
+  const home = join(disk, 'store');
   const dir = newSession(home, 'full');
   assert.equal(append(home, 'full', 'before the disk filled').code, 0);
   // Fill the disk: one filler file takes every free page.
-  const filler = fs.openSync(join(disk.dir, 'filler'), 'w');
+  const filler = fs.openSync(join(disk, 'filler'), 'w');
   const page = Buffer.alloc(4096, 0x61);
   try {
     for (;;) if (fs.writeSync(filler, page) < page.length) break;
@@ -138,7 +144,7 @@ test('an append on a full disk (ENOSPC) changes nothing: WS206, exit 2, no parti
   }
   fs.closeSync(filler);
   // Two pages back: enough for the mutex token, not for the line.
-  fs.truncateSync(join(disk.dir, 'filler'), fs.statSync(join(disk.dir, 'filler')).size - 2 * 4096);
+  fs.truncateSync(join(disk, 'filler'), fs.statSync(join(disk, 'filler')).size - 2 * 4096);
   const log = join(dir, 'events.jsonl');
   const bytes = fs.readFileSync(log);
   const before = treeHash(home);
@@ -150,7 +156,7 @@ test('an append on a full disk (ENOSPC) changes nothing: WS206, exit 2, no parti
     assert.equal(fs.existsSync(join(dir, 'quarantine')), false);
     assert.equal(treeHash(home), before);
   }
-  fs.rmSync(join(disk.dir, 'filler'));
+  fs.rmSync(join(disk, 'filler'));
   assert.equal(append(home, 'full', 'after').code, 0);
   assert.equal(baton(['session', 'verify', 'full'], { home }).code, 0);
 });
@@ -424,14 +430,13 @@ test('temp files a killed writer left (.context.md.*.tmp, .manifest.json.*.tmp) 
 });
 
 test('a store on a read-only filesystem: the append is refused with a code (WS013), exit 2, not raw errno text', { skip: NO_MOUNT }, (t) => {
-  const disk = smallDisk();
+  const disk = diskFor(t);
   if (!disk) return;
-  t.after(disk.done);
-  const home = join(disk.dir, 'store');
+  const home = join(disk, 'store');
   const dir = newSession(home, 'ro');
   const bytes = fs.readFileSync(join(dir, 'events.jsonl'));
-  assert.equal(spawnSync('mount', ['-o', 'remount,ro', disk.dir]).status, 0);
-  t.after(() => spawnSync('mount', ['-o', 'remount,rw', disk.dir]));
+  assert.equal(spawnSync('mount', ['-o', 'remount,ro', disk]).status, 0);
+  t.after(() => spawnSync('mount', ['-o', 'remount,rw', disk]));
   for (const args of [['session', 'append', 'ro', '--text', 'x'], ['session', 'new', 'Another', '--id', 'another']]) {
     const r = baton(args, { home, env: CLI });
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
