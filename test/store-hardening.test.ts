@@ -6,10 +6,21 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { BIN, baton, readJsonl, tmpDir, treeHash } from './helpers.ts';
 
 const CLI = { BATON_INSTANCE: 'test-hardening' };
+
+/** Temporary folders of this file, removed when it ends (rm removes planted links, never their targets). */
+const made: string[] = [];
+function temp(prefix?: string): string {
+  const d = tmpDir(prefix);
+  made.push(d);
+  return d;
+}
+after(() => {
+  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+});
 
 function newSession(home: string, id: string): string {
   const r = baton(['session', 'new', 'Hardening', '--id', id, '--lease', '2h'], { home, env: CLI });
@@ -22,7 +33,7 @@ function append(home: string, id: string, text: string) {
 }
 
 test('a complete last line whose chain hash does not match is corruption (WS201), not a torn tail: nothing is quarantined, appends are refused', () => {
-  const home = tmpDir();
+  const home = temp();
   const dir = newSession(home, 'lastbad');
   for (const t of ['one', 'two', 'three']) assert.equal(append(home, 'lastbad', t).code, 0);
   const log = join(dir, 'events.jsonl');
@@ -49,7 +60,7 @@ test('a complete last line whose chain hash does not match is corruption (WS201)
 });
 
 test('a complete last line that repeats the previous seq is corruption too, not a torn tail', () => {
-  const home = tmpDir();
+  const home = temp();
   const dir = newSession(home, 'dupseq');
   assert.equal(append(home, 'dupseq', 'one').code, 0);
   const log = join(dir, 'events.jsonl');
@@ -73,7 +84,7 @@ function batonLimited(home: string, blocks: number, args: string[]) {
 }
 
 test('an append cut short by the file size limit (EFBIG) leaves the log as it was: WS206, exit 2, and retries leave no quarantine file', () => {
-  const home = tmpDir();
+  const home = temp();
   const dir = newSession(home, 'fsize');
   assert.equal(append(home, 'fsize', 'before the limit').code, 0);
   const log = join(dir, 'events.jsonl');
@@ -121,15 +132,21 @@ const canMount = ((): boolean => {
 })();
 const NO_MOUNT = canMount ? false : 'cannot mount a tmpfs here';
 
-test('an append on a full disk (ENOSPC) changes nothing: WS206, exit 2, no partial line, no empty quarantine file on retries', { skip: NO_MOUNT }, (t) => {
+/** A small disk for this test, unmounted after it; null only where NO_MOUNT skips the test. */
+function diskFor(t: { after: (fn: () => void) => void }): string | null {
   const disk = smallDisk();
+  if (disk) t.after(disk.done);
+  return disk?.dir ?? null;
+}
+
+test('an append on a full disk (ENOSPC) changes nothing: WS206, exit 2, no partial line, no empty quarantine file on retries', { skip: NO_MOUNT }, (t) => {
+  const disk = diskFor(t);
   if (!disk) return;
-  t.after(disk.done);
-  const home = join(disk.dir, 'store');
+  const home = join(disk, 'store');
   const dir = newSession(home, 'full');
   assert.equal(append(home, 'full', 'before the disk filled').code, 0);
   // Fill the disk: one filler file takes every free page.
-  const filler = fs.openSync(join(disk.dir, 'filler'), 'w');
+  const filler = fs.openSync(join(disk, 'filler'), 'w');
   const page = Buffer.alloc(4096, 0x61);
   try {
     for (;;) if (fs.writeSync(filler, page) < page.length) break;
@@ -138,7 +155,7 @@ test('an append on a full disk (ENOSPC) changes nothing: WS206, exit 2, no parti
   }
   fs.closeSync(filler);
   // Two pages back: enough for the mutex token, not for the line.
-  fs.truncateSync(join(disk.dir, 'filler'), fs.statSync(join(disk.dir, 'filler')).size - 2 * 4096);
+  fs.truncateSync(join(disk, 'filler'), fs.statSync(join(disk, 'filler')).size - 2 * 4096);
   const log = join(dir, 'events.jsonl');
   const bytes = fs.readFileSync(log);
   const before = treeHash(home);
@@ -150,7 +167,7 @@ test('an append on a full disk (ENOSPC) changes nothing: WS206, exit 2, no parti
     assert.equal(fs.existsSync(join(dir, 'quarantine')), false);
     assert.equal(treeHash(home), before);
   }
-  fs.rmSync(join(disk.dir, 'filler'));
+  fs.rmSync(join(disk, 'filler'));
   assert.equal(append(home, 'full', 'after').code, 0);
   assert.equal(baton(['session', 'verify', 'full'], { home }).code, 0);
 });
@@ -159,7 +176,7 @@ test('an append on a full disk (ENOSPC) changes nothing: WS206, exit 2, no parti
 
 /** A folder outside the store holding a file whose bytes must never change. */
 function outside(): { dir: string; victim: string; bytes: Buffer } {
-  const dir = tmpDir('baton-outside-');
+  const dir = temp('baton-outside-');
   const victim = join(dir, 'victim.txt');
   const bytes = Buffer.from('bytes outside the store\n');
   fs.writeFileSync(victim, bytes);
@@ -171,7 +188,7 @@ function hook(home: string, payload: Record<string, unknown>) {
 }
 
 test('an events.jsonl that is a link to a valid log outside the store: the append is refused (WS010) and the outside log is unchanged', () => {
-  const home = tmpDir();
+  const home = temp();
   const dir = newSession(home, 'loglink');
   const out = outside();
   const target = join(out.dir, 'events.jsonl');
@@ -187,7 +204,7 @@ test('an events.jsonl that is a link to a valid log outside the store: the appen
 });
 
 test('links planted for the files written in place or appended (.verified, manifest.json, index.feed, context.md): the append lands in the store, nothing outside changes', () => {
-  const home = tmpDir();
+  const home = temp();
   const dir = newSession(home, 'inplace');
   assert.equal(append(home, 'inplace', 'one').code, 0);
   const out = outside();
@@ -208,7 +225,7 @@ test('links planted for the files written in place or appended (.verified, manif
 });
 
 test('links planted for the hook files (episodes.json, hooks/claude.*.last, journal.jsonl): a prompt and a publish write nothing outside', () => {
-  const home = tmpDir();
+  const home = temp();
   const sid = 'hooklinks';
   assert.equal(hook(home, { session_id: sid, hook_event_name: 'SessionStart', source: 'startup' }).code, 0);
   assert.equal(hook(home, { session_id: sid, hook_event_name: 'UserPromptSubmit', prompt: 'first' }).code, 0);
@@ -235,7 +252,7 @@ test('links planted for the hook files (episodes.json, hooks/claude.*.last, jour
 });
 
 test('a baton.db (or its -wal) that is a link: list and search refuse with WS010 and the target is unchanged', () => {
-  const home = tmpDir();
+  const home = temp();
   newSession(home, 'dblink');
   const out = outside();
   for (const name of ['baton.db', 'baton.db-wal']) {
@@ -253,7 +270,7 @@ test('a baton.db (or its -wal) that is a link: list and search refuse with WS010
 });
 
 test('a session folder, sessions/, or a subfolder (artifacts/, quarantine/, hooks/) that is a link out of the store is refused (WS010); the outside folder is unchanged', () => {
-  const home = tmpDir();
+  const home = temp();
   const dir = newSession(home, 'dirlink');
   const out = outside();
   // The session folder itself, moved outside and linked back.
@@ -339,7 +356,7 @@ test('--home / is refused (WS011) before anything is written, by the CLI, the in
 });
 
 test('a home that exists, holds other files and has no marker is refused (WS011) and left as it was; an empty one becomes a store with its marker', () => {
-  const home = tmpDir();
+  const home = temp();
   fs.writeFileSync(join(home, 'notes.txt'), 'not a store\n');
   fs.mkdirSync(join(home, 'src'));
   const before = treeHash(home);
@@ -354,13 +371,13 @@ test('a home that exists, holds other files and has no marker is refused (WS011)
   assert.equal(h.code, 0);
   assert.match(h.stderr, /WS011/);
   assert.equal(treeHash(home), before);
-  const empty = tmpDir();
+  const empty = temp();
   newSession(empty, 'fresh');
   assert.equal(fs.statSync(join(empty, '.baton-home')).isFile(), true);
 });
 
 test('a store made before the marker existed is recognised by its layout and gets its marker', () => {
-  const home = tmpDir();
+  const home = temp();
   newSession(home, 'old');
   fs.rmSync(join(home, '.baton-home'));
   fs.rmSync(join(home, 'baton.db'), { force: true });
@@ -373,7 +390,7 @@ test('a store made before the marker existed is recognised by its layout and get
 });
 
 test('a dangling sessions link, --home /proc, a file where a folder should be: coded refusals (WS010, WS011, WS012), never an endless recursion', () => {
-  const home = tmpDir();
+  const home = temp();
   newSession(home, 'first');
   fs.rmSync(join(home, 'sessions'), { recursive: true });
   fs.symlinkSync(join(home, 'nowhere'), join(home, 'sessions'));
@@ -392,7 +409,7 @@ test('a dangling sessions link, --home /proc, a file where a folder should be: c
   assert.equal(proc.code, 2, proc.stderr);
   assert.match(proc.stderr, /^baton: WS011 /m);
 
-  const home2 = tmpDir();
+  const home2 = temp();
   newSession(home2, 'first');
   fs.rmSync(join(home2, 'sessions'), { recursive: true });
   fs.writeFileSync(join(home2, 'sessions'), 'a file');
@@ -408,7 +425,7 @@ test('a dangling sessions link, --home /proc, a file where a folder should be: c
 });
 
 test('temp files a killed writer left (.context.md.*.tmp, .manifest.json.*.tmp) are swept by the next projection rebuild once older than a minute; a fresh one stays', () => {
-  const home = tmpDir();
+  const home = temp();
   const dir = newSession(home, 'temps');
   const old = [join(dir, '.context.md.4242.l9k2x.1.abcdef.tmp'), join(dir, '.manifest.json.4242.l9k2x.2.abcdef.tmp'), join(dir, '.state.json.4242.l9k2x.3.abcdef.tmp')];
   const fresh = join(dir, '.context.md.4343.l9k2y.1.ghijkl.tmp');
@@ -424,14 +441,13 @@ test('temp files a killed writer left (.context.md.*.tmp, .manifest.json.*.tmp) 
 });
 
 test('a store on a read-only filesystem: the append is refused with a code (WS013), exit 2, not raw errno text', { skip: NO_MOUNT }, (t) => {
-  const disk = smallDisk();
+  const disk = diskFor(t);
   if (!disk) return;
-  t.after(disk.done);
-  const home = join(disk.dir, 'store');
+  const home = join(disk, 'store');
   const dir = newSession(home, 'ro');
   const bytes = fs.readFileSync(join(dir, 'events.jsonl'));
-  assert.equal(spawnSync('mount', ['-o', 'remount,ro', disk.dir]).status, 0);
-  t.after(() => spawnSync('mount', ['-o', 'remount,rw', disk.dir]));
+  assert.equal(spawnSync('mount', ['-o', 'remount,ro', disk]).status, 0);
+  t.after(() => spawnSync('mount', ['-o', 'remount,rw', disk]));
   for (const args of [['session', 'append', 'ro', '--text', 'x'], ['session', 'new', 'Another', '--id', 'another']]) {
     const r = baton(args, { home, env: CLI });
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
@@ -444,7 +460,7 @@ test('a store on a read-only filesystem: the append is refused with a code (WS01
 });
 
 test('a create refused or failed leaves no session folder: a lease past year 9999, a parent that is not an id, a disk that takes nothing', () => {
-  const home = tmpDir();
+  const home = temp();
   newSession(home, 'first');
   const before = treeHash(home);
   const lease = baton(['session', 'new', 'Long', '--id', 'long', '--lease', '999999999999d'], { home, env: CLI });

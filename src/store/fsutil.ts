@@ -80,11 +80,8 @@ export function uniqueTempName(dir: string, base: string): string {
 /** A temp file of writeFileAtomic older than this was left by a killed writer (a live one renames within milliseconds). */
 export const STALE_TEMP_MS = 60_000;
 
-/**
- * Removes the temp files writeFileAtomic's killed writers left in dir (`.<name>.<pid>...tmp`,
- * older than a minute). One readdir: callers run it on slow paths (a projection rebuild).
- */
-export function sweepStaleTemps(dir: string, nowMs: number): void {
+/** Unlinks the entries of dir that `stale` picks (one readdir); a folder that cannot be read is left alone. */
+export function sweepFolder(dir: string, stale: (name: string, path: string) => boolean): void {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -92,13 +89,23 @@ export function sweepStaleTemps(dir: string, nowMs: number): void {
     return;
   }
   for (const n of names) {
-    if (n[0] !== '.' || !n.endsWith('.tmp')) continue;
     const p = join(dir, n);
     try {
-      const st = fs.lstatSync(p);
-      if (st.isFile() && nowMs - st.mtimeMs > STALE_TEMP_MS) fs.unlinkSync(p);
+      if (stale(n, p)) fs.unlinkSync(p);
     } catch {}
   }
+}
+
+/**
+ * Removes the temp files writeFileAtomic's killed writers left in dir (`.<name>.<pid>...tmp`,
+ * older than a minute). Callers run it on slow paths (a projection rebuild).
+ */
+export function sweepStaleTemps(dir: string, nowMs: number): void {
+  sweepFolder(dir, (n, p) => {
+    if (n[0] !== '.' || !n.endsWith('.tmp')) return false;
+    const st = fs.lstatSync(p);
+    return st.isFile() && nowMs - st.mtimeMs > STALE_TEMP_MS;
+  });
 }
 
 /**

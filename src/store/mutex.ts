@@ -18,7 +18,7 @@
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { fail } from '../core/errors.ts';
-import { FILE_MODE, sleepSync } from './fsutil.ts';
+import { FILE_MODE, sleepSync, sweepFolder } from './fsutil.ts';
 
 const STALE_MS = 10_000;
 const EMPTY_GRACE_MS = 1_000;
@@ -100,21 +100,11 @@ function unpark(dir: string): void {
 
 /** Removes the parked tokens that processes on this host left when they died. */
 function sweepDeadTokens(dir: string): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const n of names) {
-    if (!n.startsWith(TOKEN_PREFIX)) continue;
+  sweepFolder(dir, (n) => {
+    if (!n.startsWith(TOKEN_PREFIX)) return false;
     const pid = Number(n.slice(TOKEN_PREFIX.length).split('.')[0]);
-    if (pid > 0 && pid !== process.pid && !alive(pid)) {
-      try {
-        fs.unlinkSync(`${dir}/${n}`);
-      } catch {}
-    }
-  }
+    return pid > 0 && pid !== process.pid && !alive(pid);
+  });
 }
 
 /** link() refusals that mean this filesystem has no hard links (not "somebody holds it"). */
