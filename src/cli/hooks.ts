@@ -11,7 +11,7 @@ import { closeEpisode, loadEpisodes, openEpisode } from '../hooks/episodes.ts';
 import { readLastRun } from '../hooks/lastrun.ts';
 import { batonBinPath, hookMain } from '../hooks/main.ts';
 import { verifyProvider } from '../hooks/verify.ts';
-import { PROVIDERS, PROVIDER_NAMES, providerOf } from '../providers/index.ts';
+import { PROVIDERS, PROVIDER_NAMES, findProvider, providerOf } from '../providers/index.ts';
 import { type InstallContext, type InstallReport, defaultContext, install, uninstall, wiring } from '../providers/install.ts';
 import { type Scope, outcomeOf } from '../providers/types.ts';
 import { resolveHome } from '../store/home.ts';
@@ -243,7 +243,10 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           id,
           (open) => (o.episode ? open.find((e) => e.episode === o.episode) : open[open.length - 1]),
           reason,
-          (ep) => (reason === 'manual' || (PROVIDERS[ep.provider] ? outcomeOf(PROVIDERS[ep.provider], reason) === 'closed' : false) ? 'closed' : 'interrupted'),
+          (ep) => {
+            const adapter = findProvider(ep.provider);
+            return reason === 'manual' || (adapter && outcomeOf(adapter, reason) === 'closed') ? 'closed' : 'interrupted';
+          },
           cliWriter(),
           now,
         );

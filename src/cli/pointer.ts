@@ -1,16 +1,15 @@
 // `baton pointer ...` (pointer.md): publish (request on stdin, receipt on stdout), show,
 // report [--recall REV], migrate FILE [--apply]. Wiring and formatting only; the rules
 // live in src/pointer.
-import * as fs from 'node:fs';
 import type { Command } from 'commander';
-import { fail } from '../core/errors.ts';
-import { sleepSync } from '../store/fsutil.ts';
+import { readFdBounded, readInputBounded } from '../store/bounded-read.ts';
 import { cliWriter, type Writer } from '../store/store.ts';
 import { readJournal } from '../pointer/journal.ts';
 import { applyMigration, planMigration } from '../pointer/migrate.ts';
 import { MAX_REQUEST_BYTES, publishRaw } from '../pointer/publish.ts';
 import { recallOutput, reportOutput } from '../pointer/report.ts';
 import { encodeState, readState } from '../pointer/state.ts';
+import { parseCount } from './args.ts';
 import { type GlobalOptions, openStore, run } from './output.ts';
 
 /** The publisher is run by the agent: surface cli, actor agent. */
@@ -18,36 +17,8 @@ function agentWriter(): Writer {
   return { ...cliWriter(), actor: 'agent' };
 }
 
-/** Reads stdin up to `limit` bytes (stops reading beyond it: the caller refuses the size). */
-export function readStdinLimited(limit: number): Buffer {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const buf = Buffer.alloc(65536);
-  for (;;) {
-    let n: number;
-    try {
-      n = fs.readSync(0, buf, 0, buf.length, null);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN') {
-        sleepSync(2);
-        continue;
-      }
-      if (code === 'EOF') break;
-      throw e;
-    }
-    if (n === 0) break;
-    chunks.push(Buffer.from(buf.subarray(0, n)));
-    total += n;
-    if (total > limit) break;
-  }
-  return Buffer.concat(chunks);
-}
-
-function parseRevision(v: string): number {
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) fail('USAGE', `--recall needs a revision number, got ${JSON.stringify(v)}`);
-  return Number(v);
-}
+/** The largest v1 envelope file `pointer migrate` reads (docs/cli.md, "Input limits"): 8 KiB of text, escaped. */
+export const MIGRATE_MAX_BYTES = 64 * 1024;
 
 export function registerPointerCommands(program: Command, globals: () => GlobalOptions): void {
   const pointer = program.command('pointer').description('the task pointer: publish by compare-and-swap, show, report, migrate (pointer.md)');
@@ -58,7 +29,8 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
     .action(() => {
       const g = globals();
       try {
-        const raw = readStdinLimited(MAX_REQUEST_BYTES);
+        // publishRaw refuses REQUEST_TOO_LARGE: read one byte past the limit, no more.
+        const raw = readFdBounded(0, MAX_REQUEST_BYTES).data;
         const receipt = publishRaw(openStore(g), raw, { writer: agentWriter() });
         process.stdout.write(`${JSON.stringify(receipt)}\n`);
         if (!receipt.ok) {
@@ -116,7 +88,7 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
         const dir = store.dir(id);
         const o = readState(dir, id);
         const j = readJournal(dir);
-        const out = opts.recall !== undefined ? recallOutput(o, j, parseRevision(opts.recall), !!g.json) : reportOutput(o, j, store.clock(), !!g.json);
+        const out = opts.recall !== undefined ? recallOutput(o, j, parseCount(opts.recall, '--recall'), !!g.json) : reportOutput(o, j, store.clock(), !!g.json);
         return { json: out.json, text: out.text };
       });
     });
@@ -129,12 +101,7 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
     .action((file: string, opts: { apply?: boolean }) => {
       const g = globals();
       return run(g, () => {
-        let raw: Buffer;
-        try {
-          raw = fs.readFileSync(file);
-        } catch (e) {
-          fail('USAGE', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-        }
+        const raw = readInputBounded(file, MIGRATE_MAX_BYTES);
         const store = openStore(g);
         if (!opts.apply) {
           const r = planMigration(store, raw);

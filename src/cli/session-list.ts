@@ -5,6 +5,7 @@ import { fail } from '../core/errors.ts';
 import { type IndexIo, type ListedSession, listSessions } from '../index/api.ts';
 import { resolveHome } from '../store/home.ts';
 import { realDir } from '../store/workspace.ts';
+import { parseCount } from './args.ts';
 import { type CommandResult, type GlobalOptions, color, relativeTime, table } from './output.ts';
 
 export interface ListOptions {
@@ -16,12 +17,9 @@ export interface ListOptions {
 
 const STATES = ['active', 'suspended', 'archived'] as const;
 
-/** Parses --limit: a positive integer. */
+/** Parses --limit: a whole number >= 1. */
 export function parseLimit(v: string | number | undefined, flag = '--limit'): number | undefined {
-  if (v === undefined) return undefined;
-  const n = typeof v === 'number' ? v : Number(v);
-  if (!Number.isInteger(n) || n < 1 || (typeof v === 'string' && !/^\d+$/.test(v.trim()))) fail('USAGE', `${flag} must be a positive integer, got ${JSON.stringify(v)}`);
-  return n;
+  return v === undefined ? undefined : parseCount(v, flag, { min: 1 });
 }
 
 /** The workspace filter: --all (none), --cwd DIR, else the current directory; always a real path. */

@@ -2,16 +2,17 @@
 import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parseDuration } from '../core/duration.ts';
 import { fail } from '../core/errors.ts';
-import type { Actor, StoredEvent } from '../core/events.ts';
+import { type Actor, MAX_LINE_BYTES, type StoredEvent } from '../core/events.ts';
 import { emptyView, foldEvent, presentEvent } from '../core/session.ts';
+import { readInputBounded } from '../store/bounded-read.ts';
 import { LOG_FILE, scanLog } from '../store/log.ts';
 import { archiveSession, addArtifact, pruneSessions, redactSession, removeArtifact, verifySession } from '../store/operations.ts';
 import { contextMdSeq, pointerSummary, readManifest } from '../store/projections.ts';
 import { type FsStore, cliWriter } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
 import { indexConflictFor, listCommand as listSessionsCommand } from './session-list.ts';
+import { parseCount, parseDurationFlag, parseSessionIdFlag } from './args.ts';
 import { type CommandResult, type GlobalOptions, collect, color, openStore, relativeTime, run, warn } from './output.ts';
 import { progress } from './progress.ts';
 import { join } from 'node:path';
@@ -54,16 +55,20 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .option('--parent <id>', 'the parent session')
     .action((title: string, o) =>
       run(globals(), () => {
-        const store = openStore(globals());
+        // Every flag is checked before the store is touched.
         const cwd = resolve(o.cwd ?? process.cwd());
         if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) fail('USAGE', `--cwd ${cwd} is not a directory`);
-        const leaseMs = parseDuration(o.lease);
-        const allowed = o.allow ? String(o.allow).split(',').map((s: string) => s.trim()).filter(Boolean) : undefined;
+        const leaseMs = parseDurationFlag(o.lease, '--lease');
+        const id0 = o.id === undefined ? undefined : parseSessionIdFlag(o.id, '--id');
+        const parent = o.parent === undefined ? undefined : parseSessionIdFlag(o.parent, '--parent');
+        const allowed = o.allow === undefined ? undefined : String(o.allow).split(',').map((s: string) => s.trim()).filter(Boolean);
+        if (allowed?.length === 0) fail('USAGE', '--allow names no surface: give a comma-separated list such as cli,hook');
+        const store = openStore(globals());
         const { id, events } = store.create({
           title,
-          id: o.id,
+          id: id0,
           taskId: o.task,
-          parentSession: o.parent,
+          parentSession: parent,
           allowedRuntimes: allowed,
           workspace: describeWorkspace(cwd),
           writer: cliWriter(),
@@ -149,6 +154,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .action((idArg: string, o) =>
       run(globals(), () => {
         const g = globals();
+        const leaseMs = parseDurationFlag(o.lease, '--lease');
         const store = openStore(g);
         const id = store.resolve(idArg);
         let override: string | undefined;
@@ -160,7 +166,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         const writer = cliWriter();
         let fromSeq = 0;
         const events = store.acquire(id, writer, {
-          leaseMs: parseDuration(o.lease),
+          leaseMs,
           steal: !!o.steal,
           extra: (last) => {
             fromSeq = last;
@@ -184,9 +190,10 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .option('--lease <duration>', 'lease length', '10m')
     .action((idArg: string, o) =>
       run(globals(), () => {
+        const leaseMs = parseDurationFlag(o.lease, '--lease');
         const store = openStore(globals());
         const id = store.resolve(idArg);
-        const [ev] = store.renew(id, cliWriter(), parseDuration(o.lease));
+        const [ev] = store.renew(id, cliWriter(), leaseMs);
         return { json: { ok: true, id, lease_until: ev.payload.lease_until, seq: ev.seq }, text: `lease on ${id} until ${ev.payload.lease_until}` };
       }),
     );
@@ -215,11 +222,14 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .option('--actor <actor>', 'user, agent or system', 'user')
     .action((idArg: string, o) =>
       run(globals(), () => {
-        const store = openStore(globals());
         if ((o.text === undefined) === !o.stdin) fail('USAGE', 'give exactly one of --text or --stdin');
         if (!['user', 'agent', 'system'].includes(o.actor)) fail('USAGE', '--actor must be user, agent or system');
+        if (o.tag.some((t: string) => t.trim() === '')) fail('USAGE', '--tag must not be empty');
+        const store = openStore(globals());
         const id = store.resolve(idArg);
-        const text: string = o.stdin ? fs.readFileSync(0, 'utf8') : o.text;
+        // No text can make a line over 1 MiB: read at most that (+1), refuse past it (WS205).
+        const text: string = o.stdin ? readInputBounded(0, MAX_LINE_BYTES, 'WS205').toString('utf8') : o.text;
+        if (text === '') fail('USAGE', `the text is empty (${o.stdin ? 'nothing on stdin' : '--text ""'}): nothing appended`);
         const payload: Record<string, unknown> = { text };
         if (o.tag.length) payload.tags = o.tag;
         const w = { ...cliWriter(), actor: o.actor as Actor };
@@ -374,8 +384,9 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .option('--apply', 'delete them')
     .action((o) =>
       run(globals(), () => {
+        const olderThan = parseDurationFlag(o.olderThan, '--older-than', { allowZero: true });
         const store = openStore(globals());
-        const r = pruneSessions(store, parseDuration(o.olderThan), !!o.apply);
+        const r = pruneSessions(store, olderThan, !!o.apply);
         return {
           json: { ok: true, applied: !!o.apply, sessions: r },
           text: r.length ? r.map((x) => `${x.deleted ? 'deleted' : 'would delete'}  ${x.id}  (last touched ${x.last_touched_at})`) : 'nothing to prune',
@@ -425,12 +436,10 @@ function redactionsOf(store: FsStore, id: string): Map<number, string[]> {
 }
 
 async function logCommand(g: GlobalOptions, idArg: string, o: { tail?: string; since?: string; type?: string; follow?: boolean }): Promise<CommandResult> {
+  const since = o.since !== undefined ? parseCount(o.since, '--since') : 0;
+  const tailN = o.tail !== undefined ? parseCount(o.tail, '--tail') : undefined;
   const store = openStore(g);
   const id = store.resolve(idArg);
-  const since = o.since !== undefined ? Number(o.since) : 0;
-  if (!Number.isInteger(since) || since < 0) fail('USAGE', '--since takes a seq number');
-  const tailN = o.tail !== undefined ? Number(o.tail) : undefined;
-  if (tailN !== undefined && (!Number.isInteger(tailN) || tailN < 0)) fail('USAGE', '--tail takes a number');
   const redactions = redactionsOf(store, id);
   const out = process.stdout;
   let pending = '';

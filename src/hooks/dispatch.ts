@@ -9,7 +9,7 @@ import { isBatonError } from '../core/errors.ts';
 import { isValidSessionId } from '../core/ids.ts';
 import { isoMillis } from '../core/time.ts';
 import { type PointerHookResult, pointerAspect } from '../pointer/hook.ts';
-import { PROVIDERS } from '../providers/index.ts';
+import { PROVIDER_NAMES, findProvider } from '../providers/index.ts';
 import { ASPECTS, type Aspect, type HookEvent, type HookOutput, type ProviderAdapter, mapPayload, outcomeOf } from '../providers/types.ts';
 import { renderRefsForContext } from '../store/refs.ts';
 import { FsStore, type Writer } from '../store/store.ts';
@@ -57,8 +57,8 @@ export function defaultTitle(provider: string, providerSessionId: string): strin
 }
 
 export function runHook(inv: HookInvocation): HookOutput {
-  const adapter = PROVIDERS[inv.provider];
-  if (!adapter) return refuse(`baton: hook: USAGE unknown provider ${JSON.stringify(inv.provider)} (known: ${Object.keys(PROVIDERS).join(', ')})`);
+  const adapter = findProvider(inv.provider);
+  if (!adapter) return refuse(`baton: hook: USAGE unknown provider ${JSON.stringify(inv.provider)} (known: ${PROVIDER_NAMES.join(', ')})`);
   let raw: unknown;
   try {
     raw = JSON.parse(inv.input);

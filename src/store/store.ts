@@ -151,6 +151,7 @@ export class FsStore {
   /** Creates a session folder and writes session.created (+ lock.acquired when leaseMs is set). */
   create(opts: CreateOptions): { id: string; events: StoredEvent[] } {
     if (opts.id !== undefined) checkSessionId(opts.id);
+    if (opts.parentSession !== undefined) checkSessionId(opts.parentSession);
     this.checkRuntimes(opts.allowedRuntimes);
     this.ensureRoot();
     let id = opts.id ?? generatedId(opts.title, this.now().getTime());
