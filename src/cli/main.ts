@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { adoptNativeSha256 } from '../core/hash.ts';
 import { registerHookCommands } from './hooks.ts';
 import { registerIndexCommands } from './index-commands.ts';
-import type { GlobalOptions } from './output.ts';
+import { type GlobalOptions, jsonRequested, printJsonError } from './output.ts';
 import { registerPointerCommands } from './pointer.ts';
 import { registerRefCommands } from './ref.ts';
 import { registerSessionCommands } from './session.ts';
@@ -27,6 +27,8 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (str, write) => write(str.replace(/^error:/, 'baton: USAGE')) })
     .exitOverride((err) => {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') process.exit(0);
+      // A usage error commander found (missing argument, unknown option): the envelope too.
+      if (jsonRequested()) printJsonError('USAGE', err.message.replace(/^error: /, ''), { commander: err.code });
       process.exit(2);
     });
   const globals = (): GlobalOptions => program.opts<GlobalOptions>();

@@ -6,11 +6,22 @@ import { readFdBounded, readInputBounded } from '../store/bounded-read.ts';
 import { cliWriter, type Writer } from '../store/store.ts';
 import { readJournal } from '../pointer/journal.ts';
 import { applyMigration, planMigration } from '../pointer/migrate.ts';
-import { MAX_REQUEST_BYTES, publishRaw } from '../pointer/publish.ts';
+import { MAX_REQUEST_BYTES, type Receipt, publishRaw } from '../pointer/publish.ts';
 import { recallOutput, reportOutput } from '../pointer/report.ts';
 import { encodeState, readState } from '../pointer/state.ts';
 import { parseCount } from './args.ts';
-import { type GlobalOptions, openStore, run } from './output.ts';
+import { type GlobalOptions, errorEnvelope, openStore, run } from './output.ts';
+
+/**
+ * What publish prints: pointer.md's receipt as it is (the protocol agents parse); under
+ * --json, a refusal in the CLI's one envelope, error {code, message, ...details}.
+ */
+function receiptOutput(receipt: Receipt, json: boolean): unknown {
+  if (receipt.ok || !json) return receipt;
+  const { ok: _ok, error, ...details } = receipt;
+  const message = 'message' in receipt ? receipt.message : `current generation ${receipt.current_generation}, revision ${receipt.current_revision}`;
+  return errorEnvelope(error, message, details);
+}
 
 /** The publisher is run by the agent: surface cli, actor agent. */
 function agentWriter(): Writer {
@@ -32,7 +43,7 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
         // publishRaw refuses REQUEST_TOO_LARGE: read one byte past the limit, no more.
         const raw = readFdBounded(0, MAX_REQUEST_BYTES).data;
         const receipt = publishRaw(openStore(g), raw, { writer: agentWriter() });
-        process.stdout.write(`${JSON.stringify(receipt)}\n`);
+        process.stdout.write(`${JSON.stringify(receiptOutput(receipt, !!g.json))}\n`);
         if (!receipt.ok) {
           const detail = 'detail' in receipt ? ` ${receipt.detail}` : '';
           const msg = 'message' in receipt ? ` ${receipt.message}` : ` current generation ${receipt.current_generation}, revision ${receipt.current_revision}`;
@@ -41,7 +52,7 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
         }
       } catch (e) {
         const msg = e instanceof Error ? e.message : String(e);
-        process.stdout.write(`${JSON.stringify({ ok: false, error: 'WRITE_FAILED', message: msg })}\n`);
+        process.stdout.write(`${JSON.stringify(receiptOutput({ ok: false, error: 'WRITE_FAILED', message: msg }, !!g.json))}\n`);
         process.stderr.write(`baton: WRITE_FAILED ${msg}\n`);
         process.exitCode = 2;
       }
@@ -58,6 +69,7 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
         const id = store.resolve(session);
         const o = readState(store.dir(id), id);
         const json = {
+          ok: true as const,
           session_id: id,
           schema_version: o.schema === 0 ? null : o.schema,
           generation: o.generation,
@@ -89,7 +101,7 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
         const o = readState(dir, id);
         const j = readJournal(dir);
         const out = opts.recall !== undefined ? recallOutput(o, j, parseCount(opts.recall, '--recall'), !!g.json) : reportOutput(o, j, store.clock(), !!g.json);
-        return { json: out.json, text: out.text };
+        return { json: { ok: true, ...out.json }, text: out.text };
       });
     });
 
@@ -106,10 +118,10 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
         if (!opts.apply) {
           const r = planMigration(store, raw);
           if (!g.quiet) process.stderr.write(`baton: dry run, nothing written; --apply writes this state to ${r.path}\n`);
-          return { json: r, text: encodeState(r.state) };
+          return { json: { ok: true, ...r }, text: encodeState(r.state) };
         }
         const r = applyMigration(store, raw, cliWriter());
-        return { json: r, text: `wrote ${r.path}: revision ${r.state.revision}, generation ${r.state.generation}${r.journal_appended ? '' : ' (journal append failed)'}` };
+        return { json: { ok: true, ...r }, text: `wrote ${r.path}: revision ${r.state.revision}, generation ${r.state.generation}${r.journal_appended ? '' : ' (journal append failed)'}` };
       });
     });
 }

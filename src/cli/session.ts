@@ -13,7 +13,7 @@ import { type FsStore, cliWriter } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
 import { indexConflictFor, listCommand as listSessionsCommand } from './session-list.ts';
 import { parseCount, parseDurationFlag, parseSessionIdFlag } from './args.ts';
-import { type CommandResult, type GlobalOptions, collect, color, openStore, relativeTime, run, warn } from './output.ts';
+import { type CommandResult, type GlobalOptions, collect, color, envelope, openStore, relativeTime, run, warn } from './output.ts';
 import { progress } from './progress.ts';
 import { join } from 'node:path';
 
@@ -115,7 +115,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         const conflict = indexConflictFor(store.home, id);
         const openEpisodes = view.open_episodes.map((e) => ({ ...e, idle_seconds: Math.round((now - Date.parse(view.last_touched_at)) / 1000) }));
         const json = {
-          ok: true,
+          ok: true as const,
           manifest,
           lease: lock ? { ...lock, valid: Date.parse(lock.lease.lease_until) > now } : null,
           pointer: pointer ? { status: pointer.status, revision: pointer.revision } : null,
@@ -332,15 +332,15 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
           else if (r.torn) text.push(`${r.session}  ${color.yellow('TORN TAIL')}  ${r.torn.bytes} bytes after seq ${r.last_seq}: run baton session repair ${r.session}`);
           else text.push(`${r.session}  ${color.green('ok')}  ${r.events} events, chain valid${r.projections.manifest !== 'fresh' || r.projections.context !== 'fresh' ? ` (projections ${r.projections.manifest}/${r.projections.context}: WS202)` : ''}`);
         }
-        for (const r of bad) {
-          if (r.corrupt) process.stderr.write(`baton: WS201 events log of ${r.session} corrupt at line ${r.corrupt.line}: ${r.corrupt.reason}\n`);
-          else process.stderr.write(`baton: WS201 events log of ${r.session} has a torn tail of ${r.torn?.bytes} bytes: run baton session repair ${r.session}\n`);
-        }
+        const problemOf = (r: (typeof bad)[number]): string =>
+          r.corrupt ? `events log of ${r.session} corrupt at line ${r.corrupt.line}: ${r.corrupt.reason}` : `events log of ${r.session} has a torn tail of ${r.torn?.bytes} bytes: run baton session repair ${r.session}`;
+        // run() prints the error's line; with --all, one more line per bad session.
+        if (o.all) for (const r of bad) process.stderr.write(`baton: WS201 ${problemOf(r)}\n`);
         const first = bad[0];
         return {
           json: o.all
-            ? { ok: bad.length === 0, sessions: reports, ...(first ? { error: { code: 'WS201', message: 'corrupt or torn logs found', sessions: bad.map((b) => b.session) } } : {}) }
-            : { ...reports[0], ...(first ? { error: { code: 'WS201', message: first.corrupt ? `corrupt at line ${first.corrupt.line}` : 'torn tail', line: first.corrupt?.line ?? null } } : {}) },
+            ? envelope({ sessions: reports }, first ? { code: 'WS201', message: `${bad.length} corrupt or torn log(s) found`, sessions: bad.map((b) => b.session) } : null)
+            : envelope({ ...reports[0] }, first ? { code: 'WS201', message: problemOf(first), line: first.corrupt?.line ?? null } : null),
           text,
           exitCode: bad.length ? 2 : 0,
         };
@@ -442,7 +442,11 @@ async function logCommand(g: GlobalOptions, idArg: string, o: { tail?: string; s
   const id = store.resolve(idArg);
   const redactions = redactionsOf(store, id);
   const out = process.stdout;
-  let pending = '';
+  // --json is one envelope, streamed as the log is read: {"ok":true,"session":..,"events":[..]};
+  // with --follow it is JSON Lines, one event a line (cli.md).
+  const envelope = !!g.json && !o.follow;
+  let pending = envelope ? `{"ok":true,"session":${JSON.stringify(id)},"events":[` : '';
+  let emitted = 0;
   const flush = (force = false): void => {
     if (pending.length > (force ? 0 : 1 << 16)) {
       out.write(pending);
@@ -451,8 +455,9 @@ async function logCommand(g: GlobalOptions, idArg: string, o: { tail?: string; s
   };
   const emit = (ev: StoredEvent, raw: string): void => {
     const shown = redactions.size ? presentEvent(ev, redactions) : ev;
-    if (g.json) pending += `${shown === ev ? raw : JSON.stringify(shown)}\n`;
-    else pending += `${eventLine(shown)}\n`;
+    const line = g.json ? (shown === ev ? raw : JSON.stringify(shown)) : eventLine(shown);
+    pending += envelope ? `${emitted ? ',' : ''}${line}` : `${line}\n`;
+    emitted++;
     flush();
   };
   let ring: { ev: StoredEvent; raw: string }[] = [];
@@ -465,6 +470,7 @@ async function logCommand(g: GlobalOptions, idArg: string, o: { tail?: string; s
   });
   for (const r of ring) emit(r.ev, r.raw);
   ring = [];
+  if (envelope) pending += ']}\n';
   flush(true);
   if (scan.corrupt) warn(g, 'WS201', `events log of ${id} is corrupt at line ${scan.corrupt.line} (${scan.corrupt.reason}); later events are not shown`);
   if (scan.torn) warn(g, 'WS201', `events log of ${id} has a torn tail (${scan.torn.bytes} bytes), skipped`);
