@@ -70,8 +70,9 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
         const limit = parseLimit(opts.limit) ?? 20;
         const cwd = workspaceFilter(opts);
         const query = words.join(' ');
-        const { hits } = searchSessions(resolveHome(g.home), query, { cwd, type: opts.type, limit }, indexIo(g));
-        const json = { ok: true as const, hits: hits.map((h: SearchHit) => ({ ...h, snippet: showSnippet(h.snippet, false) })) };
+        const notes: string[] = [];
+        const { hits, source } = searchSessions(resolveHome(g.home), query, { cwd, type: opts.type, limit }, indexIo(g, notes));
+        const json = { ok: true as const, hits: hits.map((h: SearchHit) => ({ ...h, snippet: showSnippet(h.snippet, false) })), source, ...(notes.length ? { notes } : {}) };
         const colour = useColor();
         const text = hits.length
           ? table(

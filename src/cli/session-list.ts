@@ -29,9 +29,14 @@ export function workspaceFilter(opts: { cwd?: string; all?: boolean }): string |
   return realDir(resolve(opts.cwd ?? process.cwd()));
 }
 
-/** stderr notes of the index (moved aside, rebuilt, unavailable), unless --quiet. */
-export function indexIo(g: GlobalOptions): IndexIo {
-  const io: IndexIo = { note: (m) => (g.quiet ? undefined : process.stderr.write(`baton: index: ${m}\n`)) };
+/** stderr notes of the index (moved aside, rebuilt, unavailable), unless --quiet; each also kept in `notes` for --json. */
+export function indexIo(g: GlobalOptions, notes: string[] = []): IndexIo {
+  const io: IndexIo = {
+    note: (m) => {
+      notes.push(m);
+      if (!g.quiet) process.stderr.write(`baton: index: ${m}\n`);
+    },
+  };
   if (process.stderr.isTTY && !g.quiet && !g.json) io.progress = progressBar('indexing');
   return io;
 }
@@ -72,7 +77,8 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
   const limit = parseLimit(opts.limit);
   const cwd = workspaceFilter(opts);
   const home = resolveHome(g.home);
-  const { sessions } = listSessions(home, { cwd, state: opts.state as ListedSession['state'] | undefined, limit }, indexIo(g));
+  const notes: string[] = [];
+  const { sessions, source } = listSessions(home, { cwd, state: opts.state as ListedSession['state'] | undefined, limit }, indexIo(g, notes));
   const now = Date.now();
   const text: string[] = [];
   if (!sessions.length) {
@@ -94,7 +100,8 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
     const conflicted = sessions.filter((s) => s.conflict);
     for (const s of conflicted) text.push(color.yellow(`${s.id}: projection_conflict ${s.conflict?.detected_at}: re-projected from the log (baton doctor)`));
   }
-  return { json: { ok: true, sessions }, text };
+  // source: 'scan' when no index could be had; notes say why (and any repair of the index).
+  return { json: { ok: true, sessions, source, ...(notes.length ? { notes } : {}) }, text };
 }
 
 /** For `session show`: the session's last projection_conflict as one line, or null (never throws). */
