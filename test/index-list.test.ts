@@ -26,7 +26,7 @@ test('exact-cwd filtering: sessions from /a/b are not listed for /a or /a/bc', (
   // The command resolves the directory to its real path (a symlink lists its target's sessions).
   fs.symlinkSync(join(root, 'a/b'), join(root, 'link'));
   const r = listCommand({ home }, { cwd: join(root, 'link') });
-  assert.deepEqual((r.json as { sessions: { id: string }[] }).sessions.map((s) => s.id), [ab]);
+  assert.deepEqual((r.json as unknown as { sessions: { id: string }[] }).sessions.map((s) => s.id), [ab]);
 });
 
 test('newest first, --limit, --state, and the columns', () => {

@@ -26,7 +26,7 @@ test('projects are discovered per git root (else cwd), untrusted, with a stable 
   makeSession(home, 'plain', plain);
   const r = baton(['project', 'list', '--json'], { home });
   assert.equal(r.code, 0, r.stderr);
-  const list = r.json as P[];
+  const list = r.json.projects as P[];
   assert.deepEqual(
     list.map((p) => [p.path, p.source, p.trust, p.sessions]),
     [
@@ -44,10 +44,10 @@ test('trust and untrust a discovered project; the decision survives deleting the
   makeSession(home, 'root', repo, { gitRoot: repo });
   assert.equal(baton(['project', 'trust', repo], { home }).code, 0);
   for (const f of ['baton.db', 'baton.db-wal', 'baton.db-shm']) fs.rmSync(join(home, f), { force: true });
-  let p = (baton(['project', 'list', '--json'], { home }).json as P[]).find((x) => x.path === repo);
+  let p = (baton(['project', 'list', '--json'], { home }).json.projects as P[]).find((x) => x.path === repo);
   assert.equal(p?.trust, 'trusted');
   assert.equal(baton(['project', 'untrust', repo], { home }).code, 0);
-  p = (baton(['project', 'list', '--json'], { home }).json as P[]).find((x) => x.path === repo);
+  p = (baton(['project', 'list', '--json'], { home }).json.projects as P[]).find((x) => x.path === repo);
   assert.equal(p?.trust, 'untrusted');
 });
 
@@ -60,7 +60,7 @@ test('a manual project is preferred over a discovered one below it', () => {
   const add = baton(['project', 'add', top, '--trust', '--json'], { home });
   assert.equal(add.code, 0, add.stderr);
   assert.equal(add.json.id, projectId(top));
-  const list = baton(['project', 'list', '--json'], { home }).json as P[];
+  const list = baton(['project', 'list', '--json'], { home }).json.projects as P[];
   assert.deepEqual(
     list.map((p) => [p.path, p.source, p.trust, p.sessions]),
     [[top, 'manual', 'trusted', 1]],

@@ -81,8 +81,8 @@ test('garbage written over baton.db: the next command moves it aside with a note
   const r = baton(['search', '--all', '--json', 'tokenizer'], { home });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /baton: index: .*moved it aside/);
-  assert.equal(r.json.length, 1);
-  assert.equal(r.json[0].type, 'context.appended');
+  assert.equal(r.json.hits.length, 1);
+  assert.equal(r.json.hits[0].type, 'context.appended');
 });
 
 test('an index of another schema version is rebuilt, not read', () => {
@@ -110,7 +110,7 @@ test('when no index can be had, listing scans the logs and says so', () => {
   assert.match(notes.join('\n'), /index unavailable.*scanning the logs/);
   const cli = baton(['search', '--all', '--json', 'changelog'], { home });
   assert.equal(cli.code, 0, cli.stderr);
-  assert.equal(cli.json.length, 1);
+  assert.equal(cli.json.hits.length, 1);
   assert.match(cli.stderr, /scanning the logs instead/);
 });
 

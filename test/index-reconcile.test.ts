@@ -104,8 +104,8 @@ test('a log replaced by a different history: one conflict, the log\'s truth list
   assert.equal(treeHash(dir), before, 'the session folder was not written');
   // The binary shows it too.
   const r = baton(['search', '--all', '--json', 'rewritten'], { home });
-  assert.equal(r.json.length, 1);
-  assert.equal(baton(['search', '--all', '--json', 'original'], { home }).json.length, 0);
+  assert.equal(r.json.hits.length, 1);
+  assert.equal(baton(['search', '--all', '--json', 'original'], { home }).json.hits.length, 0);
 });
 
 test('a deleted session folder disappears from the listing', () => {

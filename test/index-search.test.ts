@@ -25,7 +25,7 @@ function fixture() {
 
 test('search finds words of context entries, prompts, titles and artifact names, with session, seq, type and a snippet', () => {
   const f = fixture();
-  const byWord = (w: string) => baton(['search', '--all', '--json', w], { home: f.home }).json;
+  const byWord = (w: string) => baton(['search', '--all', '--json', w], { home: f.home }).json.hits;
   const ctx = byWord('calibration');
   assert.equal(ctx.length, 1);
   assert.deepEqual([ctx[0].session, ctx[0].seq, ctx[0].type], [f.id, 3, 'context.appended']);
@@ -43,12 +43,12 @@ test('search finds words of context entries, prompts, titles and artifact names,
 
 test('search is scoped like list: the current workspace by default, --cwd, --all; --type and --limit filter', () => {
   const f = fixture();
-  const here = baton(['search', '--json', 'gyroscope'], { home: f.home, cwd: f.ws }).json;
+  const here = baton(['search', '--json', 'gyroscope'], { home: f.home, cwd: f.ws }).json.hits;
   assert.deepEqual(here.map((h: { session: string }) => h.session), [f.id]);
-  const there = baton(['search', '--json', '--cwd', f.elsewhere, 'gyroscope'], { home: f.home }).json;
+  const there = baton(['search', '--json', '--cwd', f.elsewhere, 'gyroscope'], { home: f.home }).json.hits;
   assert.deepEqual(there.map((h: { session: string }) => h.session), [f.other]);
-  assert.equal(baton(['search', '--all', '--json', '--type', 'prompt.submitted', 'gyroscope'], { home: f.home }).json.length, 0);
-  assert.equal(baton(['search', '--all', '--json', '--limit', '1', 'gyroscope'], { home: f.home }).json.length, 1);
+  assert.equal(baton(['search', '--all', '--json', '--type', 'prompt.submitted', 'gyroscope'], { home: f.home }).json.hits.length, 0);
+  assert.equal(baton(['search', '--all', '--json', '--limit', '1', 'gyroscope'], { home: f.home }).json.hits.length, 1);
 });
 
 test('a secret redacted at write is not findable, and neither is text hidden by session redact', () => {

@@ -213,9 +213,9 @@ test('log filters by type, since and tail, and --follow streams what other proce
   const { home } = setup('lg');
   for (const t of ['a', 'b', 'c']) baton(['session', 'append', 'lg', '--text', t], { home, env: ME });
   const tail = baton(['session', 'log', 'lg', '--tail', '2', '--json'], { home });
-  assert.deepEqual(tail.stdout.trim().split('\n').map((l) => JSON.parse(l).seq), [4, 5]);
+  assert.deepEqual(tail.json.events.map((e: { seq: number }) => e.seq), [4, 5]);
   const typed = baton(['session', 'log', 'lg', '--type', 'context.appended', '--since', '3', '--json'], { home });
-  assert.deepEqual(typed.stdout.trim().split('\n').map((l) => JSON.parse(l).payload.text), ['b', 'c']);
+  assert.deepEqual(typed.json.events.map((e: { payload: { text: string } }) => e.payload.text), ['b', 'c']);
   const { spawn } = await import('node:child_process');
   const { BIN } = await import('./helpers.ts');
   const f = spawn(process.execPath, [BIN, 'session', 'log', 'lg', '--follow', '--json', '--since', '5'], { env: { ...process.env, BATON_HOME: home } });

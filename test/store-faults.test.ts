@@ -135,7 +135,7 @@ test('a torn tail is skipped by readers, quarantined by the next writer, and nev
   assert.ok(v.json.torn);
   const shown = baton(['session', 'log', 'torn', '--json'], { home });
   assert.equal(shown.code, 0);
-  assert.equal(shown.stdout.trim().split('\n').length, 2, 'readers skip the torn line');
+  assert.equal(shown.json.events.length, 2, 'readers skip the torn line');
   const a = baton(['session', 'append', 'torn', '--text', 'after the crash'], { home, env: CHILDREN });
   assert.equal(a.code, 0, a.stderr);
   const q = fs.readdirSync(join(home, 'sessions', 'torn', 'quarantine'));

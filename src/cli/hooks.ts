@@ -12,14 +12,14 @@ import { closeEpisode, loadEpisodes, openEpisode } from '../hooks/episodes.ts';
 import { readLastRun } from '../hooks/lastrun.ts';
 import { batonBinPath, hookMain } from '../hooks/main.ts';
 import { verifyProvider } from '../commands/verify.ts';
-import { PROVIDERS, PROVIDER_NAMES, providerOf } from '../providers/index.ts';
+import { PROVIDERS, PROVIDER_NAMES, findProvider, providerOf } from '../providers/index.ts';
 import { CODEX_TRUST_HINT } from '../providers/codex-trust.ts';
 import { type InstallContext, type InstallReport, type WiringRow, defaultContext, install, uninstall, wiring } from '../providers/install.ts';
 import { type Scope, outcomeOf } from '../providers/types.ts';
 import { resolveHome } from '../store/home.ts';
 import { pointerSummary } from '../store/projections.ts';
 import { cliInstanceId, cliWriter } from '../store/store.ts';
-import { type GlobalOptions, color, openStore, relativeTime, run, table } from './output.ts';
+import { type GlobalOptions, color, envelope, openStore, relativeTime, run, table } from './output.ts';
 
 const SCOPES: Scope[] = ['user', 'project', 'local'];
 
@@ -189,7 +189,13 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
               ['PROVIDER', 'SCOPE', 'EVENT', 'RESULT', 'TIME / BUDGET', 'PROBLEM'],
             )
           : [`no baton hook entries found${name ? ` for ${name}` : ''}: install them with baton install ${name ?? 'claude'}`];
-        return { json: { ok: rows.length > 0 && failed.length === 0, entries: rows }, text, exitCode: rows.length === 0 || failed.length ? 2 : 0 };
+        const problem =
+          rows.length === 0
+            ? { code: 'VERIFY_FAILED', message: `no baton hook entries found${name ? ` for ${name}` : ''}` }
+            : failed.length
+              ? { code: 'VERIFY_FAILED', message: `${failed.length} of ${rows.length} entries failed` }
+              : null;
+        return { json: envelope({ entries: rows }, problem), text, exitCode: problem ? 2 : 0 };
       }),
     );
 
@@ -218,7 +224,8 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
             ? [`${r.problems.length} problem(s):`, ...r.problems.flatMap((p) => [`  - ${p.message}`, `    fix: ${p.fix}`])]
             : ['healthy']),
         ];
-        return { json: { ok: r.problems.length === 0, ...r }, text, exitCode: r.problems.length ? 2 : 0 };
+        const problem = r.problems.length ? { code: 'DOCTOR_PROBLEMS', message: `${r.problems.length} problem(s): ${r.problems[0].message}` } : null;
+        return { json: envelope({ ...r }, problem), text, exitCode: problem ? 2 : 0 };
       }),
     );
 
@@ -282,7 +289,10 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           id,
           (open) => (o.episode ? open.find((e) => e.episode === o.episode) : open[open.length - 1]),
           reason,
-          (ep) => (reason === 'manual' || (PROVIDERS[ep.provider] ? outcomeOf(PROVIDERS[ep.provider], reason) === 'closed' : false) ? 'closed' : 'interrupted'),
+          (ep) => {
+            const adapter = findProvider(ep.provider);
+            return reason === 'manual' || (adapter && outcomeOf(adapter, reason) === 'closed') ? 'closed' : 'interrupted';
+          },
           cliWriter(),
           now,
         );
@@ -308,7 +318,8 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
       run(globals(), () => {
         const r = runDemo(process.execPath, batonBinPath(), { keep: !!o.keep });
         const failed = r.steps.some((s) => s.exit_code !== 0);
-        return { json: { ok: !failed, ...r }, text: demoText(r), exitCode: failed ? 1 : 0 };
+        const problem = failed ? { code: 'INTERNAL', message: 'a demo step exited non-zero' } : null;
+        return { json: envelope({ ...r }, problem), text: demoText(r), exitCode: failed ? 1 : 0 };
       }),
     );
 }

@@ -9,7 +9,7 @@ import { addProject, projectId, readProjects, setTrust, writeProjects } from '..
 import { HIT_CLOSE, HIT_OPEN } from '../index/query.ts';
 import { resolveHome } from '../store/home.ts';
 import { realDir } from '../store/workspace.ts';
-import { type GlobalOptions, color, run, table, useColor } from './output.ts';
+import { type GlobalOptions, color, envelope, run, table, useColor } from './output.ts';
 import { indexIo, parseLimit, progressBar, workspaceFilter } from './session-list.ts';
 
 /** A snippet for people: matches bold on a colour terminal, else between ** marks. */
@@ -43,8 +43,9 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
         const io = indexIo(g);
         if (process.stderr.isTTY && !g.quiet && !g.json) io.progress = progressBar('rebuilding');
         const stats = rebuildIndex(home, io);
+        const problem = stats.errors.length ? { code: 'INTERNAL', message: `${stats.errors.length} session(s) could not be indexed: ${stats.errors[0].message}` } : null;
         return {
-          json: { ok: true, ...stats },
+          json: envelope({ ...stats }, problem),
           text: [
             `indexed ${stats.sessions} sessions, ${stats.events} events (${stats.texts} searchable) in ${(stats.ms / 1000).toFixed(1)}s`,
             ...(stats.corrupt ? [color.red(`${stats.corrupt} session log(s) corrupt: listed and marked; run baton session verify --all`)] : []),
@@ -69,8 +70,9 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
         const limit = parseLimit(opts.limit) ?? 20;
         const cwd = workspaceFilter(opts);
         const query = words.join(' ');
-        const { hits } = searchSessions(resolveHome(g.home), query, { cwd, type: opts.type, limit }, indexIo(g));
-        const json = hits.map((h: SearchHit) => ({ ...h, snippet: showSnippet(h.snippet, false) }));
+        const notes: string[] = [];
+        const { hits, source } = searchSessions(resolveHome(g.home), query, { cwd, type: opts.type, limit }, indexIo(g, notes));
+        const json = { ok: true as const, hits: hits.map((h: SearchHit) => ({ ...h, snippet: showSnippet(h.snippet, false) })), source, ...(notes.length ? { notes } : {}) };
         const colour = useColor();
         const text = hits.length
           ? table(
@@ -91,7 +93,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
         const g = globals();
         const list = projectList(resolveHome(g.home), indexIo(g));
         return {
-          json: list,
+          json: { ok: true, projects: list },
           text: list.length
             ? table(
                 list.map((p) => [p.id, p.trust === 'trusted' ? color.green(p.trust) : p.trust, p.source, String(p.sessions), p.path]),

@@ -6,7 +6,7 @@ import { adoptNativeSha256 } from '../core/hash.ts';
 import { registerExchangeCommands } from './exchange.ts';
 import { registerHookCommands } from './hooks.ts';
 import { registerIndexCommands } from './index-commands.ts';
-import type { GlobalOptions } from './output.ts';
+import { type GlobalOptions, jsonRequested, printJsonError } from './output.ts';
 import { registerPointerCommands } from './pointer.ts';
 import { registerRefCommands } from './ref.ts';
 import { registerSessionCommands } from './session.ts';
@@ -31,6 +31,8 @@ export function buildProgram(): Command {
     .exitOverride((err) => {
       // `--help` exits 0; help shown because a command is missing (commander.help with an error exit code) is a usage error.
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || (err.code === 'commander.help' && err.exitCode === 0)) process.exit(0);
+      // A usage error commander found (missing argument, unknown option): the envelope too.
+      if (jsonRequested()) printJsonError('USAGE', err.message.replace(/^error: /, ''), { commander: err.code });
       process.exit(2);
     });
   const globals = (): GlobalOptions => program.opts<GlobalOptions>();

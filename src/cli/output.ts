@@ -25,13 +25,51 @@ export function openStore(g: GlobalOptions): FsStore {
   return new FsStore(resolveHome(g.home), { contextOnAppend: true });
 }
 
+/**
+ * The one `--json` envelope (docs/cli.md, "JSON output"): every command prints exactly one
+ * object with a boolean `ok`; `ok:false` always carries `error` = {code, message, ...details}
+ * (store.md, "Error codes"). The type makes a command that forgets it fail to compile.
+ */
+export interface JsonError {
+  code: string;
+  message: string;
+  [detail: string]: unknown;
+}
+export type JsonEnvelope = ({ ok: true } | { ok: false; error: JsonError }) & { [field: string]: unknown };
+
+/** A refusal or failure as the envelope: `{ok:false, error:{code, message, ...details}}`. */
+export function errorEnvelope(code: string, message: string, details: Record<string, unknown> = {}): JsonEnvelope {
+  const { code: _code, message: _message, ...rest } = details;
+  return { ok: false, error: { code, message, ...rest } };
+}
+
+/** The fields with ok:true, or, given a problem, ok:false with it as the error (a result that reports a problem: doctor, verify). */
+export function envelope(fields: Record<string, unknown>, problem?: JsonError | null): JsonEnvelope {
+  const { ok: _ok, error: _error, ...rest } = fields;
+  return problem ? { ...rest, ok: false, error: problem } : { ...rest, ok: true };
+}
+
+/**
+ * Prints a refusal in the envelope on stdout, for paths that run outside run(): commander's
+ * own usage errors, `--version`, an unknown command. The caller still writes its stderr line.
+ */
+export function printJsonError(code: string, message: string, details: Record<string, unknown> = {}): void {
+  process.stdout.write(`${JSON.stringify(errorEnvelope(code, message, details))}\n`);
+}
+
+/** Whether `--json` is on, for paths that run before (or without) commander's parse: argv up to `--`. */
+export function jsonRequested(argv: readonly string[] = process.argv.slice(2)): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+}
+
 /** A result a command hands back: what --json prints, and the human text. */
 export interface CommandResult {
-  json: unknown;
+  json: JsonEnvelope | null;
   text?: string | string[];
   /** Exit code for a result that is not a refusal but still signals a problem (doctor, verify). */
   exitCode?: number;
-  /** The command streamed its own output already. */
+  /** The command streamed its own output already (its own envelope under --json). */
   printed?: boolean;
 }
 
@@ -43,6 +81,8 @@ export function warn(g: GlobalOptions, code: string, message: string): void {
 export async function run(g: GlobalOptions, body: () => CommandResult | Promise<CommandResult>): Promise<void> {
   try {
     const r = await body();
+    // A result that reports a problem (doctor, verify) says it on stderr like a refusal.
+    if (r.json && !r.json.ok) process.stderr.write(`baton: ${r.json.error.code} ${r.json.error.message}\n`);
     if (r.printed) {
       // streamed by the command itself
     } else if (g.json) process.stdout.write(`${JSON.stringify(r.json)}\n`);
@@ -60,14 +100,14 @@ export function reportError(g: GlobalOptions, e0: unknown): void {
   // A filesystem refusal the store did not code itself (read-only, full, not a folder) is still a refusal.
   const e = errnoError(e0) ?? e0;
   if (e instanceof BatonError) {
-    if (g.json) process.stdout.write(`${JSON.stringify({ ok: false, error: e.toJSON() })}\n`);
+    if (g.json) printJsonError(e.code, e.message, e.details);
     process.stderr.write(`baton: ${e.code} ${e.message}\n`);
     process.exitCode = 2;
     return;
   }
-  const msg = e instanceof Error ? e.message : String(e);
-  if (g.json) process.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'INTERNAL', message: msg } })}\n`);
-  process.stderr.write(`baton: ${msg.split('\n')[0]}\n`);
+  const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+  if (g.json) printJsonError('INTERNAL', msg);
+  process.stderr.write(`baton: ${msg}\n`);
   if (process.env.BATON_DEBUG === '1' && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
   process.exitCode = 1;
 }

@@ -1,54 +1,36 @@
 // `baton pointer ...` (pointer.md): publish (request on stdin, receipt on stdout), show,
 // report [--recall REV], migrate FILE [--apply]. Wiring and formatting only; the rules
 // live in src/pointer.
-import * as fs from 'node:fs';
 import type { Command } from 'commander';
-import { fail } from '../core/errors.ts';
-import { sleepSync } from '../store/fsutil.ts';
+import { readFdBounded, readInputBounded } from '../store/bounded-read.ts';
 import { cliWriter, type Writer } from '../store/store.ts';
 import { pointerView } from '../ops/pointer.ts';
 import { readJournal } from '../pointer/journal.ts';
 import { applyMigration, planMigration } from '../pointer/migrate.ts';
-import { MAX_REQUEST_BYTES, publishRaw } from '../pointer/publish.ts';
+import { MAX_REQUEST_BYTES, type Receipt, publishRaw } from '../pointer/publish.ts';
 import { recallOutput, reportOutput } from '../pointer/report.ts';
 import { encodeState, readState } from '../pointer/state.ts';
-import { type GlobalOptions, openStore, run } from './output.ts';
+import { parseCount } from './args.ts';
+import { type GlobalOptions, errorEnvelope, openStore, run } from './output.ts';
+
+/**
+ * What publish prints: pointer.md's receipt as it is (the protocol agents parse); under
+ * --json, a refusal in the CLI's one envelope, error {code, message, ...details}.
+ */
+function receiptOutput(receipt: Receipt, json: boolean): unknown {
+  if (receipt.ok || !json) return receipt;
+  const { ok: _ok, error, ...details } = receipt;
+  const message = 'message' in receipt ? receipt.message : `current generation ${receipt.current_generation}, revision ${receipt.current_revision}`;
+  return errorEnvelope(error, message, details);
+}
 
 /** The publisher is run by the agent: surface cli, actor agent. */
 function agentWriter(): Writer {
   return { ...cliWriter(), actor: 'agent' };
 }
 
-/** Reads stdin up to `limit` bytes (stops reading beyond it: the caller refuses the size). */
-export function readStdinLimited(limit: number): Buffer {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const buf = Buffer.alloc(65536);
-  for (;;) {
-    let n: number;
-    try {
-      n = fs.readSync(0, buf, 0, buf.length, null);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN') {
-        sleepSync(2);
-        continue;
-      }
-      if (code === 'EOF') break;
-      throw e;
-    }
-    if (n === 0) break;
-    chunks.push(Buffer.from(buf.subarray(0, n)));
-    total += n;
-    if (total > limit) break;
-  }
-  return Buffer.concat(chunks);
-}
-
-function parseRevision(v: string): number {
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) fail('USAGE', `--recall needs a revision number, got ${JSON.stringify(v)}`);
-  return Number(v);
-}
+/** The largest v1 envelope file `pointer migrate` reads (docs/cli.md, "Input limits"): 8 KiB of text, escaped. */
+export const MIGRATE_MAX_BYTES = 64 * 1024;
 
 export function registerPointerCommands(program: Command, globals: () => GlobalOptions): void {
   const pointer = program.command('pointer').description('the task pointer: publish by compare-and-swap, show, report, migrate (docs/pointer.md)');
@@ -59,9 +41,10 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
     .action(() => {
       const g = globals();
       try {
-        const raw = readStdinLimited(MAX_REQUEST_BYTES);
+        // publishRaw refuses REQUEST_TOO_LARGE: read one byte past the limit, no more.
+        const raw = readFdBounded(0, MAX_REQUEST_BYTES).data;
         const receipt = publishRaw(openStore(g), raw, { writer: agentWriter() });
-        process.stdout.write(`${JSON.stringify(receipt)}\n`);
+        process.stdout.write(`${JSON.stringify(receiptOutput(receipt, !!g.json))}\n`);
         if (!receipt.ok) {
           const detail = 'detail' in receipt ? ` ${receipt.detail}` : '';
           const msg = 'message' in receipt ? ` ${receipt.message}` : ` current generation ${receipt.current_generation}, revision ${receipt.current_revision}`;
@@ -70,7 +53,7 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
         }
       } catch (e) {
         const msg = e instanceof Error ? e.message : String(e);
-        process.stdout.write(`${JSON.stringify({ ok: false, error: 'WRITE_FAILED', message: msg })}\n`);
+        process.stdout.write(`${JSON.stringify(receiptOutput({ ok: false, error: 'WRITE_FAILED', message: msg }, !!g.json))}\n`);
         process.stderr.write(`baton: WRITE_FAILED ${msg}\n`);
         process.exitCode = 2;
       }
@@ -85,7 +68,7 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
       return run(g, () => {
         const store = openStore(g);
         const id = store.resolve(session);
-        const json = pointerView(store, id);
+        const json = { ok: true as const, ...pointerView(store, id) };
         const o = json;
         const text = [`SESSION_ID=${id}`, `STATUS=${o.status ?? o.generation}`, `GENERATION=${o.generation}`, `REVISION=${o.revision}`];
         if (o.updated_at) text.push(`UPDATED_AT=${o.updated_at}`);
@@ -108,8 +91,8 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
         const dir = store.dir(id);
         const o = readState(dir, id);
         const j = readJournal(dir);
-        const out = opts.recall !== undefined ? recallOutput(o, j, parseRevision(opts.recall), !!g.json) : reportOutput(o, j, store.clock(), !!g.json);
-        return { json: out.json, text: out.text };
+        const out = opts.recall !== undefined ? recallOutput(o, j, parseCount(opts.recall, '--recall'), !!g.json) : reportOutput(o, j, store.clock(), !!g.json);
+        return { json: { ok: true, ...out.json }, text: out.text };
       });
     });
 
@@ -121,20 +104,15 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
     .action((file: string, opts: { apply?: boolean }) => {
       const g = globals();
       return run(g, () => {
-        let raw: Buffer;
-        try {
-          raw = fs.readFileSync(file);
-        } catch (e) {
-          fail('USAGE', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-        }
+        const raw = readInputBounded(file, MIGRATE_MAX_BYTES);
         const store = openStore(g);
         if (!opts.apply) {
           const r = planMigration(store, raw);
           if (!g.quiet) process.stderr.write(`baton: dry run, nothing written; --apply writes this state to ${r.path}\n`);
-          return { json: r, text: encodeState(r.state) };
+          return { json: { ok: true, ...r }, text: encodeState(r.state) };
         }
         const r = applyMigration(store, raw, cliWriter());
-        return { json: r, text: `wrote ${r.path}: revision ${r.state.revision}, generation ${r.state.generation}${r.journal_appended ? '' : ' (journal append failed)'}` };
+        return { json: { ok: true, ...r }, text: `wrote ${r.path}: revision ${r.state.revision}, generation ${r.state.generation}${r.journal_appended ? '' : ' (journal append failed)'}` };
       });
     });
 }

@@ -1,31 +1,24 @@
 // `baton ref capture|list|render` (refs.md): wiring and output only; the rules are in
 // core/refs.ts and the storage in store/refs.ts.
-import * as fs from 'node:fs';
 import type { Command } from 'commander';
-import { parseDuration } from '../core/duration.ts';
-import { fail } from '../core/errors.ts';
 import { REF_INVALID_BOUND } from '../core/refs.ts';
 import { captureRefOp, listRefs, renderRefs } from '../ops/refs.ts';
+import { readInputBounded } from '../store/bounded-read.ts';
 import { DEFAULT_TTL, type StoredRef } from '../store/refs.ts';
 import { cliWriter } from '../store/store.ts';
+import { parseCount, parseDurationFlag } from './args.ts';
 import { type GlobalOptions, color, openStore, relativeTime, run, table } from './output.ts';
 
+/** --max-bytes / --max-lines: a whole number, 0 = no limit (REF_INVALID_BOUND otherwise). */
 function parseBound(name: string, text: string | undefined): number {
-  if (text === undefined) return 0;
-  if (!/^\d+$/.test(String(text).trim())) {
-    fail(REF_INVALID_BOUND, `${name} must be a whole number >= 0 (0 = no limit), got ${JSON.stringify(text)}`, { bound: name, value: text });
-  }
-  const n = Number(String(text).trim());
-  if (!Number.isSafeInteger(n)) fail(REF_INVALID_BOUND, `${name} is too large: ${text}`, { bound: name, value: text });
-  return n;
+  return text === undefined ? 0 : parseCount(text, name, { code: REF_INVALID_BOUND });
 }
 
+/** The largest --body-file read (docs/cli.md, "Input limits"); the ref's own bounds cut it further. */
+export const REF_BODY_MAX_INPUT_BYTES = 8 * 1024 * 1024;
+
 function readBodyFile(path: string): string {
-  try {
-    return fs.readFileSync(path === '-' ? 0 : path, 'utf8');
-  } catch (e) {
-    fail('USAGE', `cannot read --body-file ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  return readInputBounded(path === '-' ? 0 : path, REF_BODY_MAX_INPUT_BYTES).toString('utf8');
 }
 
 function stateText(s: string): string {
@@ -52,7 +45,7 @@ export function registerRefCommands(program: Command, globals: () => GlobalOptio
     .action((o: { from: string; into: string; maxBytes?: string; maxLines?: string; ttl: string; bodyFile?: string }) =>
       run(globals(), () => {
         const bounds = { maxBytes: parseBound('--max-bytes', o.maxBytes), maxLines: parseBound('--max-lines', o.maxLines) };
-        const ttlMs = parseDuration(o.ttl);
+        const ttlMs = parseDurationFlag(o.ttl, '--ttl', { allowZero: true }); // zero: the store's REF_EXPIRY
         const body = o.bodyFile !== undefined ? readBodyFile(o.bodyFile) : null;
         const store = openStore(globals());
         const { json, ref: r, seq } = captureRefOp(store, { from: o.from, into: o.into, ttlMs, bounds, body, writer: cliWriter() });

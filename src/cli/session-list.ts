@@ -5,6 +5,7 @@ import { fail } from '../core/errors.ts';
 import { type IndexIo, type ListedSession, listSessions } from '../index/api.ts';
 import { resolveHome } from '../store/home.ts';
 import { realDir } from '../store/workspace.ts';
+import { parseCount } from './args.ts';
 import { type CommandResult, type GlobalOptions, color, fitWidth, relativeTime, table } from './output.ts';
 
 export interface ListOptions {
@@ -16,12 +17,9 @@ export interface ListOptions {
 
 const STATES = ['active', 'suspended', 'archived'] as const;
 
-/** Parses --limit: a positive integer. */
+/** Parses --limit: a whole number >= 1. */
 export function parseLimit(v: string | number | undefined, flag = '--limit'): number | undefined {
-  if (v === undefined) return undefined;
-  const n = typeof v === 'number' ? v : Number(v);
-  if (!Number.isInteger(n) || n < 1 || (typeof v === 'string' && !/^\d+$/.test(v.trim()))) fail('USAGE', `${flag} must be a positive integer, got ${JSON.stringify(v)}`);
-  return n;
+  return v === undefined ? undefined : parseCount(v, flag, { min: 1 });
 }
 
 /** The workspace filter: --all (none), --cwd DIR, else the current directory; always a real path. */
@@ -31,9 +29,14 @@ export function workspaceFilter(opts: { cwd?: string; all?: boolean }): string |
   return realDir(resolve(opts.cwd ?? process.cwd()));
 }
 
-/** stderr notes of the index (moved aside, rebuilt, unavailable), unless --quiet. */
-export function indexIo(g: GlobalOptions): IndexIo {
-  const io: IndexIo = { note: (m) => (g.quiet ? undefined : process.stderr.write(`baton: index: ${m}\n`)) };
+/** stderr notes of the index (moved aside, rebuilt, unavailable), unless --quiet; each also kept in `notes` for --json. */
+export function indexIo(g: GlobalOptions, notes: string[] = []): IndexIo {
+  const io: IndexIo = {
+    note: (m) => {
+      notes.push(m);
+      if (!g.quiet) process.stderr.write(`baton: index: ${m}\n`);
+    },
+  };
   if (process.stderr.isTTY && !g.quiet && !g.json) io.progress = progressBar('indexing');
   return io;
 }
@@ -72,7 +75,8 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
   const limit = parseLimit(opts.limit);
   const cwd = workspaceFilter(opts);
   const home = resolveHome(g.home);
-  const { sessions } = listSessions(home, { cwd, state: opts.state as ListedSession['state'] | undefined, limit }, indexIo(g));
+  const notes: string[] = [];
+  const { sessions, source } = listSessions(home, { cwd, state: opts.state as ListedSession['state'] | undefined, limit }, indexIo(g, notes));
   const now = Date.now();
   const text: string[] = [];
   if (!sessions.length) {
@@ -94,7 +98,8 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
     const conflicted = sessions.filter((s) => s.conflict);
     for (const s of conflicted) text.push(color.yellow(`${s.id}: projection_conflict ${s.conflict?.detected_at}: re-projected from the log (baton doctor)`));
   }
-  return { json: { ok: true, sessions }, text };
+  // source: 'scan' when no index could be had; notes say why (and any repair of the index).
+  return { json: { ok: true, sessions, source, ...(notes.length ? { notes } : {}) }, text };
 }
 
 /** For `session show`: the session's last projection_conflict as one line, or null (never throws). */

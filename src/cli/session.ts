@@ -2,10 +2,10 @@
 import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parseDuration } from '../core/duration.ts';
 import { fail } from '../core/errors.ts';
-import type { Actor, StoredEvent } from '../core/events.ts';
+import { type Actor, MAX_LINE_BYTES, type StoredEvent } from '../core/events.ts';
 import { emptyView, foldEvent, presentEvent } from '../core/session.ts';
+import { readInputBounded } from '../store/bounded-read.ts';
 import { LOG_FILE, scanLog } from '../store/log.ts';
 import { archiveSession, addArtifact, pruneSessions, redactSession, removeArtifact, verifySession } from '../store/operations.ts';
 import { contextMdSeq, pointerSummary, readManifest } from '../store/projections.ts';
@@ -13,7 +13,8 @@ import { type FsStore, cliWriter } from '../store/store.ts';
 import { redactionsOf } from '../ops/events.ts';
 import { appendEntry, createSession, existingDir, releaseSession, renewSession, resumeSession } from '../ops/session.ts';
 import { indexConflictFor, listCommand as listSessionsCommand } from './session-list.ts';
-import { type CommandResult, type GlobalOptions, collect, color, openStore, relativeTime, run, warn } from './output.ts';
+import { parseCount, parseDurationFlag, parseSessionIdFlag } from './args.ts';
+import { type CommandResult, type GlobalOptions, collect, color, envelope, openStore, relativeTime, run, warn } from './output.ts';
 import { progress } from './progress.ts';
 import { join } from 'node:path';
 
@@ -67,12 +68,16 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .option('--parent <id>', 'the parent session')
     .action((title: string, o) =>
       run(globals(), () => {
-        const store = openStore(globals());
+        // Every flag is checked before the store is touched.
         const cwd = resolve(o.cwd ?? process.cwd());
         if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) fail('USAGE', `--cwd ${cwd} is not a directory`);
-        const leaseMs = parseDuration(o.lease);
-        const allowed = o.allow ? String(o.allow).split(',').map((s: string) => s.trim()).filter(Boolean) : undefined;
-        const r = createSession(store, { title, id: o.id, taskId: o.task, parentSession: o.parent, allowedRuntimes: allowed, cwd, leaseMs, writer: cliWriter() });
+        const leaseMs = parseDurationFlag(o.lease, '--lease');
+        const id0 = o.id === undefined ? undefined : parseSessionIdFlag(o.id, '--id');
+        const parent = o.parent === undefined ? undefined : parseSessionIdFlag(o.parent, '--parent');
+        const allowed = o.allow === undefined ? undefined : String(o.allow).split(',').map((s: string) => s.trim()).filter(Boolean);
+        if (allowed?.length === 0) fail('USAGE', '--allow names no surface: give a comma-separated list such as cli,hook');
+        const store = openStore(globals());
+        const r = createSession(store, { title, id: id0, taskId: o.task, parentSession: parent, allowedRuntimes: allowed, cwd, leaseMs, writer: cliWriter() });
         return { json: { ok: true, ...r }, text: r.id };
       }),
     );
@@ -112,7 +117,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         const conflict = indexConflictFor(store.home, id);
         const openEpisodes = view.open_episodes.map((e) => ({ ...e, idle_seconds: Math.round((now - Date.parse(view.last_touched_at)) / 1000) }));
         const json = {
-          ok: true,
+          ok: true as const,
           manifest,
           lease: lock ? { ...lock, valid: Date.parse(lock.lease.lease_until) > now } : null,
           pointer: pointer ? { status: pointer.status, revision: pointer.revision } : null,
@@ -154,10 +159,11 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .action((idArg: string, o) =>
       run(globals(), () => {
         const g = globals();
+        const leaseMs = parseDurationFlag(o.lease, '--lease');
         const store = openStore(g);
         const id = store.resolve(idArg);
         const workspace = o.workspace ? existingDir(o.workspace, 'USAGE', (abs) => `--workspace ${abs} does not exist or is not a directory`) : undefined;
-        const r = resumeSession(store, id, cliWriter(), { leaseMs: parseDuration(o.lease), steal: !!o.steal, workspace });
+        const r = resumeSession(store, id, cliWriter(), { leaseMs, steal: !!o.steal, workspace });
         return {
           json: { ok: true, ...r },
           text: r.context,
@@ -172,9 +178,10 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .option('--lease <duration>', 'lease length', '10m')
     .action((idArg: string, o) =>
       run(globals(), () => {
+        const leaseMs = parseDurationFlag(o.lease, '--lease');
         const store = openStore(globals());
         const id = store.resolve(idArg);
-        const r = renewSession(store, id, cliWriter(), parseDuration(o.lease));
+        const r = renewSession(store, id, cliWriter(), leaseMs);
         return { json: { ok: true, ...r }, text: `lease on ${id} until ${r.lease_until}` };
       }),
     );
@@ -203,11 +210,14 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .option('--actor <actor>', 'user, agent or system', 'user')
     .action((idArg: string, o) =>
       run(globals(), () => {
-        const store = openStore(globals());
         if ((o.text === undefined) === !o.stdin) fail('USAGE', 'give exactly one of --text or --stdin');
         if (!['user', 'agent', 'system'].includes(o.actor)) fail('USAGE', '--actor must be user, agent or system');
+        if (o.tag.some((t: string) => t.trim() === '')) fail('USAGE', '--tag must not be empty');
+        const store = openStore(globals());
         const id = store.resolve(idArg);
-        const text: string = o.stdin ? fs.readFileSync(0, 'utf8') : o.text;
+        // No text can make a line over 1 MiB: read at most that (+1), refuse past it (WS205).
+        const text: string = o.stdin ? readInputBounded(0, MAX_LINE_BYTES, 'WS205').toString('utf8') : o.text;
+        if (text === '') fail('USAGE', `the text is empty (${o.stdin ? 'nothing on stdin' : '--text ""'}): nothing appended`);
         const ev = appendEntry(store, id, cliWriter(), { text, type: o.type, tags: o.tag, actor: o.actor as Actor });
         return { json: { ok: true, id, seq: ev.seq, h: ev.h }, text: `${id} seq ${ev.seq}` };
       }),
@@ -311,15 +321,15 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
           else if (r.torn) text.push(`${r.session}  ${color.yellow('TORN TAIL')}  ${r.torn.bytes} bytes after seq ${r.last_seq}: run baton session repair ${r.session}`);
           else text.push(`${r.session}  ${color.green('ok')}  ${r.events} events, chain valid${r.projections.manifest !== 'fresh' || r.projections.context !== 'fresh' ? ` (projections ${r.projections.manifest}/${r.projections.context}: WS202)` : ''}`);
         }
-        for (const r of bad) {
-          if (r.corrupt) process.stderr.write(`baton: WS201 events log of ${r.session} corrupt at line ${r.corrupt.line}: ${r.corrupt.reason}\n`);
-          else process.stderr.write(`baton: WS201 events log of ${r.session} has a torn tail of ${r.torn?.bytes} bytes: run baton session repair ${r.session}\n`);
-        }
+        const problemOf = (r: (typeof bad)[number]): string =>
+          r.corrupt ? `events log of ${r.session} corrupt at line ${r.corrupt.line}: ${r.corrupt.reason}` : `events log of ${r.session} has a torn tail of ${r.torn?.bytes} bytes: run baton session repair ${r.session}`;
+        // run() prints the error's line; with --all, one more line per bad session.
+        if (o.all) for (const r of bad) process.stderr.write(`baton: WS201 ${problemOf(r)}\n`);
         const first = bad[0];
         return {
           json: o.all
-            ? { ok: bad.length === 0, sessions: reports, ...(first ? { error: { code: 'WS201', message: 'corrupt or torn logs found', sessions: bad.map((b) => b.session) } } : {}) }
-            : { ...reports[0], ...(first ? { error: { code: 'WS201', message: first.corrupt ? `corrupt at line ${first.corrupt.line}` : 'torn tail', line: first.corrupt?.line ?? null } } : {}) },
+            ? envelope({ sessions: reports }, first ? { code: 'WS201', message: `${bad.length} corrupt or torn log(s) found`, sessions: bad.map((b) => b.session) } : null)
+            : envelope({ ...reports[0] }, first ? { code: 'WS201', message: problemOf(first), line: first.corrupt?.line ?? null } : null),
           text,
           exitCode: bad.length ? 2 : 0,
         };
@@ -363,8 +373,9 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .option('--apply', 'delete them')
     .action((o) =>
       run(globals(), () => {
+        const olderThan = parseDurationFlag(o.olderThan, '--older-than', { allowZero: true });
         const store = openStore(globals());
-        const r = pruneSessions(store, parseDuration(o.olderThan), !!o.apply);
+        const r = pruneSessions(store, olderThan, !!o.apply);
         return {
           json: { ok: true, applied: !!o.apply, sessions: r },
           text: r.length ? r.map((x) => `${x.deleted ? 'deleted' : 'would delete'}  ${x.id}  (last touched ${x.last_touched_at})`) : 'nothing to prune',
@@ -380,15 +391,17 @@ function typeMatches(filter: string | undefined, type: string): boolean {
 }
 
 async function logCommand(g: GlobalOptions, idArg: string, o: { tail?: string; since?: string; type?: string; follow?: boolean }): Promise<CommandResult> {
+  const since = o.since !== undefined ? parseCount(o.since, '--since') : 0;
+  const tailN = o.tail !== undefined ? parseCount(o.tail, '--tail') : undefined;
   const store = openStore(g);
   const id = store.resolve(idArg);
-  const since = o.since !== undefined ? Number(o.since) : 0;
-  if (!Number.isInteger(since) || since < 0) fail('USAGE', '--since takes a seq number');
-  const tailN = o.tail !== undefined ? Number(o.tail) : undefined;
-  if (tailN !== undefined && (!Number.isInteger(tailN) || tailN < 0)) fail('USAGE', '--tail takes a number');
   const redactions = redactionsOf(store, id);
   const out = process.stdout;
-  let pending = '';
+  // --json is one envelope, streamed as the log is read: {"ok":true,"session":..,"events":[..]};
+  // with --follow it is JSON Lines, one event a line (cli.md).
+  const envelope = !!g.json && !o.follow;
+  let pending = envelope ? `{"ok":true,"session":${JSON.stringify(id)},"events":[` : '';
+  let emitted = 0;
   const flush = (force = false): void => {
     if (pending.length > (force ? 0 : 1 << 16)) {
       out.write(pending);
@@ -397,8 +410,9 @@ async function logCommand(g: GlobalOptions, idArg: string, o: { tail?: string; s
   };
   const emit = (ev: StoredEvent, raw: string): void => {
     const shown = redactions.size ? presentEvent(ev, redactions) : ev;
-    if (g.json) pending += `${shown === ev ? raw : JSON.stringify(shown)}\n`;
-    else pending += `${eventLine(shown)}\n`;
+    const line = g.json ? (shown === ev ? raw : JSON.stringify(shown)) : eventLine(shown);
+    pending += envelope ? `${emitted ? ',' : ''}${line}` : `${line}\n`;
+    emitted++;
     flush();
   };
   let ring: { ev: StoredEvent; raw: string }[] = [];
@@ -411,6 +425,7 @@ async function logCommand(g: GlobalOptions, idArg: string, o: { tail?: string; s
   });
   for (const r of ring) emit(r.ev, r.raw);
   ring = [];
+  if (envelope) pending += ']}\n';
   flush(true);
   if (scan.corrupt) warn(g, 'WS201', `events log of ${id} is corrupt at line ${scan.corrupt.line} (${scan.corrupt.reason}); later events are not shown`);
   if (scan.torn) warn(g, 'WS201', `events log of ${id} has a torn tail (${scan.torn.bytes} bytes), skipped`);

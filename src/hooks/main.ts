@@ -3,35 +3,21 @@
 // bundle entry (entry.ts) and the CLI route (`baton --home X hook ...`) both call hookMain.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { type BoundedRead, readFdBounded } from '../store/bounded-read.ts';
 import { sleepSync } from '../store/fsutil.ts';
 import { resolveHome } from '../store/home.ts';
-import type { HookArgs } from './args.ts';
 import { parseAspects, runHook } from './dispatch.ts';
+import type { HookArgs } from './args.ts';
 import { shellJoin } from './shell.ts';
 
-/** Reads all of stdin synchronously (a pipe may report EAGAIN: wait and retry). */
-export function readStdinSync(): string {
+/** The largest hook payload read from stdin (docs/cli.md, "Input limits"); past it the hook refuses, exit 0. */
+export const HOOK_MAX_INPUT_BYTES = 8 * 1024 * 1024;
+
+/** Reads stdin synchronously, at most HOOK_MAX_INPUT_BYTES + 1 bytes (a pipe may report EAGAIN: wait and retry). */
+export function readStdinSync(limit = HOOK_MAX_INPUT_BYTES): BoundedRead {
   // fstat, not process.stdin: the stdin getter builds a stream and loads its modules.
-  if (fs.fstatSync(0).isCharacterDevice()) return '';
-  const chunks: Buffer[] = [];
-  const buf = Buffer.allocUnsafe(64 * 1024);
-  for (let idle = 0; ; ) {
-    let n: number;
-    try {
-      n = fs.readSync(0, buf, 0, buf.length, null);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN' && idle++ < 5000) {
-        sleepSync(1);
-        continue;
-      }
-      if (code === 'EOF' || code === 'EAGAIN') break;
-      throw e;
-    }
-    if (n <= 0) break;
-    chunks.push(Buffer.from(buf.subarray(0, n)));
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  if (fs.fstatSync(0).isCharacterDevice()) return { data: Buffer.alloc(0), over: false };
+  return readFdBounded(0, limit);
 }
 
 /**
@@ -76,13 +62,36 @@ export function publisherCommandFor(home: string): string {
   return shellJoin([process.execPath, batonBinPath(), '--home', home, 'pointer', 'publish']);
 }
 
-/** Runs one hook event; `stored`: the event (of `kind`) reached the store (not refused at the edge, not a BATON_VERIFY dry run). */
+/**
+ * The hook process. Whatever happens it never breaks the agent: a failure anywhere is one
+ * stderr line (never a stack, never the bundle's source) and exit 0, except the codes the
+ * dispatcher itself decides (pointer.md's one blocking case).
+ */
 export function hookMain(args: HookArgs): { stored: boolean; kind?: string } {
-  let input = '';
+  try {
+    return runHookProcess(args);
+  } catch (e) {
+    const code = (e as { code?: unknown })?.code;
+    const message = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+    try {
+      writeFd(2, `baton: hook: ${typeof code === 'string' ? code : 'INTERNAL'} ${message}\n`);
+    } catch {}
+    process.exitCode = 0;
+    return { stored: false };
+  }
+}
+
+/** Runs one hook event; `stored`: the event (of `kind`) reached the store (not refused at the edge, not a BATON_VERIFY dry run). */
+function runHookProcess(args: HookArgs): { stored: boolean; kind?: string } {
+  let input: BoundedRead;
   try {
     input = readStdinSync();
   } catch (e) {
     writeFd(2, `baton: hook: HK001 cannot read stdin: ${(e as Error).message}\n`);
+    return { stored: false };
+  }
+  if (input.over) {
+    writeFd(2, `baton: hook: INPUT_TOO_LARGE the payload on stdin is over the ${HOOK_MAX_INPUT_BYTES}-byte limit; nothing done\n`);
     return { stored: false };
   }
   const home = resolveHome(args.home);
@@ -91,7 +100,7 @@ export function hookMain(args: HookArgs): { stored: boolean; kind?: string } {
   const out = runHook({
     provider: args.provider,
     aspects,
-    input,
+    input: input.data.toString('utf8'),
     env: process.env,
     home,
     now: new Date(),

@@ -4,7 +4,9 @@
 // search scan the logs instead and say so through io.note. Never writes a session folder.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { LOG_FILE } from '../store/log.ts';
 import { type Db, type IndexIo, buildFresh, dbPath, openIndex, withIndex } from './db.ts';
+import { statLog } from './logread.ts';
 import { type Project, type ProjectEntry, listProjects, readProjects } from './projects.ts';
 import {
   type ListFilter,
@@ -18,12 +20,20 @@ import {
   searchByScan,
   searchIndex,
 } from './query.ts';
-import type { RebuildStats } from './rebuild.ts';
+import { type RebuildStats, sessionNames } from './rebuild.ts';
 import { type ReconcileStats, reconcile } from './reconcile.ts';
 
 export type { IndexIo, ListFilter, ListedSession, SearchFilter, SearchHit, RebuildStats, Project };
 
 const nowOf = (io: IndexIo): number => (io.nowMs ?? Date.now)();
+
+/** The index still disagrees with the logs after catching up: the list falls back to the scan. */
+class IndexDrift extends Error {
+  readonly code = 'INDEX_DRIFT';
+  constructor(ids: string[]) {
+    super(`the index still disagrees with the logs of ${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ` and ${ids.length - 3} more` : ''}`);
+  }
+}
 
 function hasStore(home: string): boolean {
   return fs.existsSync(join(home, 'sessions')) || fs.existsSync(dbPath(home));
@@ -34,12 +44,49 @@ export function catchUp(db: Db, home: string, io: IndexIo, fullSweep = false, de
   return reconcile(db, home, { nowMs: nowOf(io), fullSweep, deferTexts });
 }
 
+/**
+ * What the index holds that the logs contradict, found cheaply: the rows about to be printed
+ * whose log's stat (size, ctime, inode) is not the one the row was read at, and whether the
+ * index has fewer rows than the store has session folders (a row deleted behind baton's
+ * back). An edit that leaves a row's stat columns alone is found by doctor's sweep only.
+ */
+function rowsBehind(db: Db, home: string, ids: readonly string[]): { stale: string[]; missing: boolean } {
+  const get = db.prepare('SELECT log_size, log_ctime, log_ino FROM sessions WHERE id = ?').raw();
+  const stale: string[] = [];
+  for (const id of ids) {
+    const row = get.get(id) as [number, string, string] | undefined;
+    const st = statLog(join(home, 'sessions', id, LOG_FILE));
+    if (!row || !st || row[0] !== st.size || row[1] !== st.ctime || row[2] !== st.ino) stale.push(id);
+  }
+  const rows = db.prepare('SELECT count(*) FROM sessions').pluck().get() as number;
+  return { stale, missing: rows < sessionNames(join(home, 'sessions')).length };
+}
+
+/** The index's answer, after checking the rows it is about to give against their logs. */
+function listChecked(db: Db, home: string, filter: ListFilter, io: IndexIo): ListedSession[] {
+  catchUp(db, home, io, false, true); // a listing leaves new search chunks pending (writer.ts)
+  const listed = listFromIndex(db, home, filter, nowOf(io));
+  const behind = rowsBehind(db, home, listed.map((s) => s.id));
+  if (!behind.stale.length && !behind.missing) return listed;
+  // Rows changed behind baton's back: catch those sessions up from their logs (a sweep when
+  // rows are missing), then answer again.
+  io.note?.(`the index disagreed with the logs${behind.stale.length ? ` of ${behind.stale.length} session(s)` : ''}${behind.missing ? ' (rows missing)' : ''}: caught up from the logs`);
+  reconcile(db, home, behind.missing ? { nowMs: nowOf(io), fullSweep: true, deferTexts: true } : { nowMs: nowOf(io), only: behind.stale, reread: true });
+  const again = listFromIndex(db, home, filter, nowOf(io));
+  const still = rowsBehind(db, home, again.map((s) => s.id)).stale;
+  if (still.length) throw new IndexDrift(still);
+  return again;
+}
+
 export function listSessions(home: string, filter: ListFilter, io: IndexIo = {}): { sessions: ListedSession[]; source: 'index' | 'scan' } {
   if (!hasStore(home)) return { sessions: [], source: 'index' };
-  const r = withIndex(home, io, (db) => {
-    catchUp(db, home, io, false, true); // a listing leaves new search chunks pending (writer.ts)
-    return listFromIndex(db, home, filter, nowOf(io));
-  });
+  let r: { value: ListedSession[] } | null = null;
+  try {
+    r = withIndex(home, io, (db) => listChecked(db, home, filter, io));
+  } catch (e) {
+    if (!(e instanceof IndexDrift)) throw e;
+    io.note?.(`${e.message}: scanning the logs instead`);
+  }
   if (r) return { sessions: r.value, source: 'index' };
   return { sessions: listFromRows(scanRows(home), home, filter, nowOf(io)), source: 'scan' };
 }

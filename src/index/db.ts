@@ -37,15 +37,26 @@ export function dbPath(home: string): string {
 
 const errCode = (e: unknown): string => String((e as { code?: unknown })?.code ?? '');
 
-/** The file is not a database, or a damaged one: move it aside and rebuild. */
+const errMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/**
+ * The file is not a database, a damaged one, or one whose schema is not what the migrations
+ * made (a table or column dropped behind baton's back): move it aside and rebuild.
+ */
 export function isCorruption(e: unknown): boolean {
   const c = errCode(e);
+  if (c === 'SQLITE_ERROR' && /^no such (table|column)|has no column named/.test(errMessage(e))) return true;
   return c === 'SQLITE_NOTADB' || c.startsWith('SQLITE_CORRUPT');
 }
 
-/** No index can be had here (read-only or full disk, no permission): fall back to a scan. */
+/**
+ * No index can be had here (read-only or full disk, no permission): fall back to a scan.
+ * "cannot commit - no transaction is active" is SQLite having rolled a write transaction
+ * back on its own (what it does on a full disk or an I/O error mid-statement).
+ */
 export function isUnavailable(e: unknown): boolean {
   const c = errCode(e);
+  if (/no transaction is active/.test(errMessage(e))) return true;
   return (
     ['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EIO'].includes(c) ||
     ['SQLITE_READONLY', 'SQLITE_CANTOPEN', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_PERM', 'SQLITE_AUTH', 'SQLITE_BUSY', 'SQLITE_LOCKED'].some((p) => c.startsWith(p))

@@ -29,6 +29,8 @@ export interface ReconcileOptions {
   only?: string[];
   /** A listing: new search chunks go to text_pending (writer.ts), not into event_text. */
   deferTexts?: boolean;
+  /** With `only`: forget what the index holds of them and read their logs from the start (a row edited behind baton's back is no prefix to extend). */
+  reread?: boolean;
 }
 
 export interface ReconcileStats {
@@ -131,7 +133,12 @@ export function reconcile(db: Db, home: string, opts: ReconcileOptions): Reconci
   if (opts.only) {
     db.transaction(() => {
       const w = new IndexWriter(db);
-      for (const id of opts.only ?? []) if (ID_RE.test(id)) count(id, catchUpSession(w, home, id, nowIso));
+      for (const id of opts.only ?? []) {
+        if (!ID_RE.test(id)) continue;
+        const stored = opts.reread ? w.load(id) : null;
+        if (stored) w.remove(stored.num);
+        count(id, catchUpSession(w, home, id, nowIso));
+      }
       w.flushChunks();
     }).immediate();
     return stats;

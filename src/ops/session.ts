@@ -90,6 +90,7 @@ export function releaseSession(store: FsStore, id: string, writer: Writer): { id
 
 /** `session append` / `context/append`: one entry (context.appended unless another type is named); needs the lease. */
 export function appendEntry(store: FsStore, id: string, writer: Writer, o: { text: string; type?: string; tags?: string[]; actor?: Actor }): StoredEvent {
+  if (o.text === '') fail('USAGE', 'the text is empty: nothing appended');
   const payload: Record<string, unknown> = { text: o.text };
   if (o.tags?.length) payload.tags = o.tags;
   const w = { ...writer, actor: o.actor ?? writer.actor };

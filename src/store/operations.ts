@@ -8,6 +8,7 @@ import { fail } from '../core/errors.ts';
 import type { StoredEvent } from '../core/events.ts';
 import { createHash } from 'node:crypto';
 import type { SessionView } from '../core/session.ts';
+import { readInputBounded } from './bounded-read.ts';
 import { FILE_MODE, ensureDir, fsyncDir, writeFileAtomic } from './fsutil.ts';
 import { isValid, readLock } from './lease.ts';
 import { LOG_FILE, type ScanResult, scanLog } from './log.ts';
@@ -17,6 +18,9 @@ import type { FsStore, Writer } from './store.ts';
 
 /** Artifacts can be large: node:crypto here (the CLI), never on the hook path. */
 const sha256Hex = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+
+/** The largest artifact `artifact add` copies in (docs/cli.md, "Input limits"); it is read whole to hash it. */
+export const ARTIFACT_MAX_BYTES = 64 * 1024 * 1024;
 
 const ARTIFACT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._ -]{0,199}$/;
 
@@ -29,12 +33,7 @@ function checkArtifactName(name: string): string {
 
 export function addArtifact(store: FsStore, id: string, file: string, writer: Writer, as?: string): { event: StoredEvent | null; name: string; sha256: string; unchanged: boolean } {
   const name = checkArtifactName(as ?? basename(file));
-  let data: Buffer;
-  try {
-    data = fs.readFileSync(file);
-  } catch (e) {
-    fail('USAGE', `cannot read ${file}: ${(e as Error).message}`);
-  }
+  const data = readInputBounded(file, ARTIFACT_MAX_BYTES);
   const sha = sha256Hex(data);
   const dir = join(store.dir(id), 'artifacts');
   const target = join(dir, name);
