@@ -2,9 +2,9 @@
 // with the bytecode V8 made the last time, so a hook process skips parsing and compiling ~90 KB.
 // Source of truth: the bundle; the cache is a disposable copy under <home>/cache (folder 0700,
 // file 0600), named by the bundle's build hash, size, mtime and the Node version and arch, so a
-// cache never meets another source. Who writes: a hook process whose cache was missing or
-// rejected, after its event reached the store, by a temp file and a rename (a reader sees a
-// whole file or none). A crash leaves at most a stray temp file. A cache problem of any kind
+// cache never meets another source. Who writes: a hook process whose cache was missing,
+// rejected, or did not cover its kind of event, after the event reached the store, by a temp
+// file and a rename (a reader sees a whole file or none). A crash leaves at most a stray temp file. A cache problem of any kind
 // (missing, rejected by V8, corrupt, a symlink, a foreign owner) means compiling as before.
 // A cache holds the functions that had run when it was made; its header records which kinds
 // of event (start, prompt ...) those were, and the first event of a kind not yet covered
