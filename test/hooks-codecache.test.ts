@@ -175,7 +175,7 @@ test('runWithCodeCache: absent, then used; a cache of another source is rejected
   fs.writeFileSync(file, 'exports.sum = [4, 5].reduce((a, b) => a + b, 0);\n');
   const st = fs.statSync(file);
   const name = cacheNameOf('b'.repeat(64), st.size, st.mtimeMs);
-  assert.equal(writeCodeCache(cacheDirOf(home), name, { data: Buffer.alloc(4096, 7), covered: 1 }), true);
+  assert.equal(writeCodeCache(cacheDirOf(home), name, () => ({ data: Buffer.alloc(4096, 7), covered: 1 })), true);
   assert.equal(readCodeCache(cacheDirOf(home), name)?.data.length, 4096);
   const rejected = runWithCodeCache<{ sum: number }>(file, 'b'.repeat(64), home, require);
   assert.equal(rejected.cache, 'rejected');
@@ -188,9 +188,15 @@ test('a cache folder writable by others is not trusted', () => {
   const r = root();
   const dir = join(r, 'cache');
   fs.mkdirSync(dir, { mode: 0o700 });
-  assert.equal(writeCodeCache(dir, 'hook-x--v.v8cache', { data: Buffer.from('data'), covered: 2 }), true);
+  assert.equal(writeCodeCache(dir, 'hook-x--v.v8cache', () => ({ data: Buffer.from('data'), covered: 2 })), true);
   assert.deepEqual(readCodeCache(dir, 'hook-x--v.v8cache'), { data: Buffer.from('data'), covered: 2 });
   fs.chmodSync(dir, 0o777);
   assert.equal(readCodeCache(dir, 'hook-x--v.v8cache'), undefined);
-  assert.equal(writeCodeCache(dir, 'hook-y--v.v8cache', { data: Buffer.from('data'), covered: 2 }), false);
+  let made = false;
+  const make = () => {
+    made = true;
+    return { data: Buffer.from('data'), covered: 2 };
+  };
+  assert.equal(writeCodeCache(dir, 'hook-y--v.v8cache', make), false);
+  assert.equal(made, false, 'no cache is serialized for a folder it cannot go to');
 });

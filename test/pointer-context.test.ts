@@ -124,39 +124,30 @@ test('the identical-text streak counts CLEAN publishes only: the prompt hook DIR
   assert.equal(field(r.context!, 'NEXT_ACTION'), 'MERGE_THEN_REPUBLISH');
 });
 
-test('the streak is exact on a long journal: the hook reads its tail, and the whole file when the streak runs through the tail', () => {
-  const s = setup();
-  pointerAspect(s.store, s.id, { kind: 'prompt' }, s.opts());
-  s.pub('Goal: same');
-  pointerAspect(s.store, s.id, { kind: 'prompt' }, s.opts());
-  const jpath = join(s.dir, 'journal.jsonl');
-  const lines = fs.readFileSync(jpath, 'utf8').trim().split('\n');
-  const clean = JSON.parse(lines[1]);
-  const many = Array.from({ length: 400 }, (_, i) => JSON.stringify({ ...clean, revision: 1000 + i }));
-  fs.writeFileSync(jpath, `${[...many, ...lines.slice(1)].join('\n')}\n`);
-  assert.ok(fs.statSync(jpath).size > 65536);
-  const r = pointerAspect(s.store, s.id, { kind: 'start', source: 'resume' }, s.opts());
-  assert.equal(field(r.context!, 'JOURNAL_IDENTICAL_TEXT_STREAK'), '401');
-  fs.appendFileSync(jpath, `${JSON.stringify({ ...clean, revision: 2000, pointer_digest: 'f'.repeat(64) })}\n`);
-  const r2 = pointerAspect(s.store, s.id, { kind: 'start', source: 'resume' }, s.opts());
-  assert.equal(field(r2.context!, 'JOURNAL_IDENTICAL_TEXT_STREAK'), '1');
-});
-
-test('the streak is exact when it runs past the first 4 KiB the hook reads but ends within 64 KiB', () => {
-  const s = setup();
-  pointerAspect(s.store, s.id, { kind: 'prompt' }, s.opts());
-  s.pub('Goal: same');
-  pointerAspect(s.store, s.id, { kind: 'prompt' }, s.opts());
-  const jpath = join(s.dir, 'journal.jsonl');
-  const lines = fs.readFileSync(jpath, 'utf8').trim().split('\n');
-  const clean = JSON.parse(lines[1]);
-  const other = JSON.stringify({ ...clean, revision: 900, pointer_digest: 'e'.repeat(64) });
-  const same = Array.from({ length: 40 }, (_, i) => JSON.stringify({ ...clean, revision: 1000 + i }));
-  fs.writeFileSync(jpath, `${[other, ...same, ...lines.slice(1)].join('\n')}\n`);
-  const size = fs.statSync(jpath).size;
-  assert.ok(size > 4096 && size < 65536, String(size));
-  const r = pointerAspect(s.store, s.id, { kind: 'start', source: 'resume' }, s.opts());
-  assert.equal(field(r.context!, 'JOURNAL_IDENTICAL_TEXT_STREAK'), '41');
+test('the streak is exact on a long journal: the hook reads 4 KiB of its tail, then 64 KiB, then the whole file while the streak runs through what it read', () => {
+  // [identical CLEAN records written before the real ones, a differing record before them, the size the journal must reach]
+  const cases: [number, boolean, (n: number) => boolean][] = [
+    [400, false, (n) => n > 65536],
+    [40, true, (n) => n > 4096 && n < 65536],
+  ];
+  for (const [count, fenced, sized] of cases) {
+    const s = setup();
+    pointerAspect(s.store, s.id, { kind: 'prompt' }, s.opts());
+    s.pub('Goal: same');
+    pointerAspect(s.store, s.id, { kind: 'prompt' }, s.opts());
+    const jpath = join(s.dir, 'journal.jsonl');
+    const lines = fs.readFileSync(jpath, 'utf8').trim().split('\n');
+    const clean = JSON.parse(lines[1]);
+    const other = fenced ? [JSON.stringify({ ...clean, revision: 900, pointer_digest: 'e'.repeat(64) })] : [];
+    const many = Array.from({ length: count }, (_, i) => JSON.stringify({ ...clean, revision: 1000 + i }));
+    fs.writeFileSync(jpath, `${[...other, ...many, ...lines.slice(1)].join('\n')}\n`);
+    assert.ok(sized(fs.statSync(jpath).size), String(fs.statSync(jpath).size));
+    const r = pointerAspect(s.store, s.id, { kind: 'start', source: 'resume' }, s.opts());
+    assert.equal(field(r.context!, 'JOURNAL_IDENTICAL_TEXT_STREAK'), String(count + 1));
+    fs.appendFileSync(jpath, `${JSON.stringify({ ...clean, revision: 2000, pointer_digest: 'f'.repeat(64) })}\n`);
+    const r2 = pointerAspect(s.store, s.id, { kind: 'start', source: 'resume' }, s.opts());
+    assert.equal(field(r2.context!, 'JOURNAL_IDENTICAL_TEXT_STREAK'), '1');
+  }
 });
 
 test('the pure rules: age -1 when unparsable, streak 1 when the latest text differs, NEXT_ACTION CONTINUE when not DIRTY', () => {

@@ -4,7 +4,8 @@
 // environment (both through /bin/sh -c, as an agent runs them; see bench/hook-command.ts),
 // interleaved A B A B, median of the per-pair ratios. Target ≤ 1.3.
 // Before each measured hook (untimed) the pointer is republished CLEAN in process, so every
-// measured prompt does the full CLEAN → DIRTY work.
+// measured prompt does the full CLEAN → DIRTY work; each publish names a new next step, as an
+// agent's do (the same text every time is the identical-text streak's rarer path).
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { publish } from '../../src/pointer/publish.ts';
@@ -39,7 +40,9 @@ const hookPrompt: BenchCase = {
     // The session, its open episode (so the prompt is attributed), and a CLEAN pointer.
     runShell(command, env, { input: JSON.stringify({ ...base, hook_event_name: 'SessionStart', source: 'startup' }) });
     const store = new FsStore(home);
-    makeClean(store, sid, 'Goal: measure the prompt hook\nNext: keep it near node -e 0');
+    let step = 0;
+    const republish = (): void => makeClean(store, sid, `Goal: measure the prompt hook\nNext: step ${++step}, keep it near node -e 0`);
+    republish();
     const input = JSON.stringify({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'Add retries with backoff to the upload client, then cover them with a test.' });
     const check = runShell(command, env, { input, stdout: 'pipe' });
     const dirty = readState(store.dir(sid), sid).status === 'DIRTY';
@@ -48,7 +51,7 @@ const hookPrompt: BenchCase = {
     const r = await interleaved(
       pairs,
       () => {
-        makeClean(store, sid, 'Goal: measure the prompt hook\nNext: keep it near node -e 0');
+        republish();
         return timeShell(command, env, { input });
       },
       () => timeShell(NODE_E0, env),
@@ -57,7 +60,7 @@ const hookPrompt: BenchCase = {
     const alone = await interleaved(
       Math.max(6, pairs >> 1),
       () => {
-        makeClean(store, sid, 'Goal: measure the prompt hook\nNext: keep it near node -e 0');
+        republish();
         return timeShell(`${command} --aspects pointer`, env, { input });
       },
       () => timeShell(NODE_E0, env),

@@ -2,9 +2,9 @@
 // with the bytecode V8 made the last time, so a hook process skips parsing and compiling ~90 KB.
 // Source of truth: the bundle; the cache is a disposable copy under <home>/cache (folder 0700,
 // file 0600), named by the bundle's build hash, size, mtime and the Node version and arch, so a
-// cache never meets another source. Who writes: a hook process whose cache was missing or
-// rejected, after its event reached the store, by a temp file and a rename (a reader sees a
-// whole file or none). A crash leaves at most a stray temp file. A cache problem of any kind
+// cache never meets another source. Who writes: a hook process whose cache was missing,
+// rejected, or did not cover its kind of event, after the event reached the store, by a temp
+// file and a rename (a reader sees a whole file or none). A crash leaves at most a stray temp file. A cache problem of any kind
 // (missing, rejected by V8, corrupt, a symlink, a foreign owner) means compiling as before.
 // A cache holds the functions that had run when it was made; its header records which kinds
 // of event (start, prompt ...) those were, and the first event of a kind not yet covered
@@ -94,11 +94,11 @@ export function readCodeCache(dir: string, name: string): CodeCache | undefined 
 }
 
 /**
- * Writes the cache: the folder made 0700 when missing (its parent, the store's home, must
+ * Writes the cache `make` returns: the folder made 0700 when missing (its parent, the store's home, must
  * exist), a 0600 temp file opened O_EXCL|O_NOFOLLOW, fsync'd, renamed over the name; caches of
  * other builds of the bundle are removed. Returns whether it was written; never throws.
  */
-export function writeCodeCache(dir: string, name: string, cache: CodeCache): boolean {
+export function writeCodeCache(dir: string, name: string, make: () => CodeCache): boolean {
   let tmp: string | undefined;
   try {
     try {
@@ -107,6 +107,8 @@ export function writeCodeCache(dir: string, name: string, cache: CodeCache): boo
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
     }
     if (!cacheDirIfSafe(dir)) return false;
+    // Only now: serializing the cache costs milliseconds, wasted when it cannot be kept.
+    const cache = make();
     tmp = uniqueTempName(dir, name);
     const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
     try {
@@ -189,6 +191,7 @@ export function runWithCodeCache<T>(file: string, bundleHash: string, home: stri
   script.runInThisContext()(mod.exports, req, mod, file, dirname(file));
   mod.loaded = true;
   const covered = cache === 'used' && cached ? cached.covered : 0;
-  const save = (kind: number): boolean => (covered & kind) === kind && cache === 'used' ? false : writeCodeCache(dir, name, { data: script.createCachedData(), covered: covered | kind });
+  const save = (kind: number): boolean =>
+    (covered & kind) === kind && cache === 'used' ? false : writeCodeCache(dir, name, () => ({ data: script.createCachedData(), covered: covered | kind }));
   return { exports: mod.exports, cache, save };
 }

@@ -6,6 +6,7 @@
 // session mutex. Lean: this runs on every prompt (no zod, commander, SQLite, jsonc-parser).
 // Said once: given a `viewer` (the provider session), a prompt whose block would repeat what
 // that viewer was last shown gets one short line instead (shown.ts, docs/pointer.md).
+import { readFileSync } from 'node:fs';
 import type { StoredEvent } from '../core/events.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { type WriteSource, commitUnderMutex, pointerError } from './cas.ts';
@@ -13,7 +14,7 @@ import { BOOTSTRAP_MARKER, type Decision, MARKER, RECOVERY_REQUIRED, appendRefs,
 import { type JournalRecord, readJournal, readJournalTail } from './journal.ts';
 import { CLEARED_TARGET, type Target, identicalTextStreak, nextState, promptTarget } from './rules.ts';
 import { type Shown, forgetShown, readShown, rememberShown, samePointer } from './shown.ts';
-import { type Observed, type PointerState, type RandomBytes, newGeneration, newTaskId, observedOf, readState, systemRandom } from './state.ts';
+import { type Observed, type PointerState, type RandomBytes, newGeneration, newTaskId, observedOf, parseState, readState, statePath, systemRandom } from './state.ts';
 
 export type PointerHookEvent =
   | { kind: 'prompt' }
@@ -102,7 +103,7 @@ function apply(store: FsStore, id: string, opts: PointerHookOptions, source: Wri
   if (!decide(pre)) return { observed: pre, events: [], planned: [] };
   const writer = opts.writer ?? { surface: 'hook:unknown', instanceId: `hook:unknown:${id}`, actor: 'system' };
   const r = store.locked(id, (): Applied => {
-    const cur = readState(dir, id);
+    const cur = rereadState(dir, id, pre);
     const target = decide(cur);
     if (!target) return { observed: cur, events: [], planned: [] };
     const c = commitUnderMutex(store, cur, nextState(cur, target, opts.now, gen), writer, source, opts.now);
@@ -110,6 +111,19 @@ function apply(store: FsStore, id: string, opts: PointerHookOptions, source: Wri
   });
   store.afterAppend(id, r.events);
   return r;
+}
+
+/** The state under the mutex: the plain read's parse again when the bytes are the same (parseState is a function of them). */
+function rereadState(dir: string, id: string, before: Observed): Observed {
+  if (before.raw) {
+    try {
+      const raw = readFileSync(statePath(dir));
+      return raw.equals(before.raw) ? before : parseState(raw, id);
+    } catch {
+      // Gone, unreadable or corrupt: readState says which, as it always has.
+    }
+  }
+  return readState(dir, id);
 }
 
 /** Tails of the journal tried in turn: a streak usually ends within the last few records. */
