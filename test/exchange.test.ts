@@ -201,6 +201,10 @@ test('world-session-v1: the seed layout with [[event]] tables; baton -> TOML -> 
   assert.equal(t.code, 0, t.stderr);
   assert.equal(fs.readFileSync(join(dir, base, 'events.toml'), 'utf8'), eventsToml);
   assert.ok(fs.existsSync(join(dir, 'baton-export.json')));
+  const fromDir = run(f, ['session', 'import', dir, '--json'], target);
+  assert.equal(fromDir.code, 0, fromDir.stderr);
+  assert.equal(fromDir.json.digest, t.json.digest);
+  assert.deepEqual(readJsonl(join(target, 'sessions', fromDir.json.id, 'events.jsonl')).slice(1).map(keep), viaBaton.map(keep), 'the folder imports as the zip does');
   const before = treeHash(dir);
   const again = run(f, ['session', 'export', f.id, '--format', 'world-session-v1', '--to', dir, '--json']);
   assert.equal(again.code, 2);

@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
-import { DEFAULT_MAX_SIZE, type Layout } from '../exchange/format.ts';
+import { type Layout } from '../exchange/format.ts';
 import { exportSession } from '../exchange/export.ts';
 import { importArchive } from '../exchange/import.ts';
 import { checkSkill, recordSkillEvent } from '../exchange/skill.ts';
@@ -101,14 +101,14 @@ export function registerExchangeCommands(program: Command, globals: () => Global
   session
     .command('import')
     .description('import an export (baton or world-session-v1) as a new session; refuses unsafe archives (WS403) writing nothing')
-    .argument('<file>', 'the zip an export wrote')
+    .argument('<file>', 'the zip an export wrote, or a folder export --to wrote')
     .option('--title <title>', 'the new session title (default: the origin title)')
     .option('--cwd <dir>', 'the workspace of the new session (default: the current directory)')
     .option('--max-size <size>', 'largest archive accepted; its entries may decompress to 10x this', '1GiB')
     .action((file: string, o) =>
       run(globals(), async () => {
         const store = openStore(globals());
-        const maxSize = o.maxSize === '1GiB' ? DEFAULT_MAX_SIZE : parseSize(o.maxSize);
+        const maxSize = parseSize(o.maxSize);
         const cwd = resolve(o.cwd ?? process.cwd());
         if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) fail('USAGE', `--cwd ${cwd} is not a directory`);
         const bar = byteBar('import');

@@ -13,9 +13,8 @@ export const EXPORT_FORMAT = 'baton-export';
 export const EXPORT_VERSION = 1;
 export type Layout = 'baton' | 'world-session-v1';
 
-/** Import limits (exchange.md): entries, archive size (--max-size), decompressed = 10 × that. */
+/** Import limits (exchange.md): entries; decompressed = 10 × the archive's limit (--max-size, default 1 GiB). */
 export const MAX_ENTRIES = 100_000;
-export const DEFAULT_MAX_SIZE = 1024 ** 3;
 export const BOMB_FACTOR = 10;
 /** The manifest is read whole: a manifest bigger than this is not one of ours. */
 export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;

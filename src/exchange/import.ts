@@ -19,7 +19,7 @@ import { LOG_FILE } from '../store/log.ts';
 import { DEFAULT_ALLOWED, type FsStore, type Writer } from '../store/store.ts';
 import { EXPORT_MANIFEST, type ExportManifest, type Layout, MAX_MANIFEST_BYTES, checkImportedEvent, parseManifest, refuse } from './format.ts';
 import { WORLD_ROOT, parseEventsToml, readManifestToml } from './toml.ts';
-import { type CheckedZip, type ZipItem, checkZip } from './zip.ts';
+import { type CheckedZip, type ZipItem, checkArchive } from './zip.ts';
 
 export interface ImportOptions {
   title?: string;
@@ -124,7 +124,7 @@ function originEvents(p: Plan, bytes: Buffer): Omit<StoredEvent, 'h'>[] {
 }
 
 export async function importArchive(store: FsStore, file: string, opts: ImportOptions): Promise<ImportResult> {
-  const zip = await checkZip(file, opts.maxSize);
+  const zip = await checkArchive(file, opts.maxSize);
   try {
     // Pass 1: nothing is written.
     const p = await plan(zip);
