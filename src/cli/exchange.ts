@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
-import { type Layout } from '../exchange/format.ts';
+import type { Layout } from '../exchange/format.ts';
 import { exportSession } from '../exchange/export.ts';
 import { importArchive } from '../exchange/import.ts';
 import { checkSkill, recordSkillEvent } from '../exchange/skill.ts';
