@@ -39,20 +39,24 @@ function layoutOf(format: string | undefined): Layout {
 function byteBar(label: string): { onProgress: (done: number, total: number) => void; done(): void } {
   let bar: Progress | null = null;
   let shown = 0;
+  let steps = 0;
   return {
     onProgress(done, total) {
       if (!bar) {
         if (total < BAR_FROM_BYTES) return;
-        bar = progress(Math.ceil(total / MiB), `${label} (MiB)`);
+        steps = Math.ceil(total / MiB);
+        bar = progress(steps, `${label} (MiB)`);
       }
-      const now = Math.floor(done / MiB);
+      const now = Math.min(steps, Math.floor(done / MiB));
       if (now > shown) {
         bar.tick(now - shown);
         shown = now;
       }
     },
     done() {
-      bar?.done();
+      if (!bar) return;
+      if (steps > shown) bar.tick(steps - shown);
+      bar.done();
     },
   };
 }
