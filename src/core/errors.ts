@@ -5,7 +5,7 @@ export type ErrorCode =
   | 'WS001' | 'WS002' | 'WS003' | 'WS004'
   | 'WS100' | 'WS101' | 'WS102' | 'WS103'
   | 'WS201' | 'WS202' | 'WS204'
-  | 'WS301' | 'WS302' | 'WS401'
+  | 'WS301' | 'WS302' | 'WS401' | 'WS402' | 'WS403'
   | 'EP001' | 'EP002'
   | 'USAGE'
   | (string & {});

@@ -16,6 +16,7 @@ import { isoMillis } from '../core/time.ts';
 import { noteSessionChanged } from '../store/feed.ts';
 import { DIR_MODE, FILE_MODE, ensureDir, fsyncDir } from '../store/fsutil.ts';
 import { LOG_FILE } from '../store/log.ts';
+import { ARTIFACT_NAME_RE } from '../store/operations.ts';
 import { DEFAULT_ALLOWED, type FsStore, type Writer } from '../store/store.ts';
 import { EXPORT_MANIFEST, type ExportManifest, type Layout, MAX_MANIFEST_BYTES, checkImportedEvent, parseManifest, refuse } from './format.ts';
 import { WORLD_ROOT, parseEventsToml, readManifestToml } from './toml.ts';
@@ -52,8 +53,6 @@ interface Plan {
   /** Files to copy into the new session folder: archive item -> path inside the folder. */
   copies: { item: ZipItem; to: string; sha256: string | null }[];
 }
-
-const ARTIFACT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._ -]{0,199}$/;
 
 /** Decides from the entry names and the manifest what the archive is; refuses what it is not. */
 async function plan(zip: CheckedZip): Promise<Plan> {

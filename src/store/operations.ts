@@ -18,7 +18,8 @@ import type { FsStore, Writer } from './store.ts';
 /** Artifacts can be large: node:crypto here (the CLI), never on the hook path. */
 const sha256Hex = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
-const ARTIFACT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._ -]{0,199}$/;
+/** A plain artifact file name (also the rule for artifacts and contexts an import copies in). */
+export const ARTIFACT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._ -]{0,199}$/;
 
 function checkArtifactName(name: string): string {
   if (!ARTIFACT_NAME_RE.test(name) || name.includes('..')) {
