@@ -2,13 +2,14 @@
 // parsing, progress and output only; the rules live in src/exchange.
 import * as fs from 'node:fs';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
 import type { Layout } from '../exchange/format.ts';
 import { exportSession } from '../exchange/export.ts';
 import { importArchive } from '../exchange/import.ts';
 import { checkSkill, recordSkillEvent } from '../exchange/skill.ts';
+import { batonBinPath } from '../hooks/main.ts';
 import { cliWriter } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
 import { type GlobalOptions, openStore, run } from './output.ts';
@@ -89,6 +90,10 @@ export function registerExchangeCommands(program: Command, globals: () => Global
           includePrompts: !!o.includePrompts,
           force: !!o.force,
           userHome: process.env.HOME || homedir(),
+          localPaths: [
+            { prefix: process.execPath, as: 'node' },
+            { prefix: dirname(dirname(batonBinPath())), as: '<baton>' },
+          ],
           batonVersion: typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev',
           now: store.clock(),
           onProgress: bar.onProgress,

@@ -42,6 +42,8 @@ export interface ExportOptions {
   force?: boolean;
   /** The user's home folder, written as `~`. */
   userHome: string | null;
+  /** More local paths and what replaces them (this node, this baton). */
+  localPaths?: { prefix: string; as: string }[];
   batonVersion: string;
   now: Date;
   onProgress?: (done: number, total: number) => void;
@@ -83,7 +85,7 @@ export async function exportSession(store: FsStore, id: string, opts: ExportOpti
     });
   }
   const partial = scan.corrupt ? { verified_to_seq: scan.lastSeq, corrupt_line: scan.corrupt.line, reason: scan.corrupt.reason } : null;
-  const rules: ShareRules = { redactions: view.redactions, paths: pathRules(view.workspace, opts.userHome), prompts: !!opts.includePrompts };
+  const rules: ShareRules = { redactions: view.redactions, paths: pathRules(view.workspace, opts.userHome, opts.localPaths), prompts: !!opts.includePrompts };
 
   // Pass 2: the shareable log, re-chained so the export is checkable on its own.
   const logBytes = fs.statSync(join(dir, 'events.jsonl')).size;

@@ -71,9 +71,12 @@ export interface ShareRules {
   prompts: boolean;
 }
 
-/** Path prefixes to rewrite: the workspace and its git root become `<workspace>`, the home `~`. */
-export function pathRules(ws: { cwd?: unknown; git_root?: unknown } | null, home: string | null): ShareRules['paths'] {
-  const out: ShareRules['paths'] = [];
+/**
+ * Path prefixes to rewrite: the workspace and its git root become `<workspace>`, the home `~`,
+ * and `extra` (the CLI passes this node and this baton, which commands in frozen contexts name).
+ */
+export function pathRules(ws: { cwd?: unknown; git_root?: unknown } | null, home: string | null, extra: ShareRules['paths'] = []): ShareRules['paths'] {
+  const out: ShareRules['paths'] = extra.filter((p) => p.prefix.length > 1);
   if (ws && typeof ws.cwd === 'string' && ws.cwd.length > 1) out.push({ prefix: ws.cwd, as: '<workspace>' });
   if (ws && typeof ws.git_root === 'string' && ws.git_root.length > 1 && ws.git_root !== ws.cwd) out.push({ prefix: ws.git_root, as: '<workspace-root>' });
   if (home && home.length > 1) out.push({ prefix: home, as: '~' });
