@@ -12,6 +12,7 @@ import { type EventInput, MAX_LINE_BYTES, type StoredEvent, checkLine, encodeEve
 import { generatedId } from '../core/ids.ts';
 import { redactValue } from '../core/redact.ts';
 import type { Workspace } from '../core/session.ts';
+import { sha256Hex } from '../core/hash.ts';
 import { isoMillis } from '../core/time.ts';
 import { noteSessionChanged } from '../store/feed.ts';
 import { DIR_MODE, FILE_MODE, ensureDir, fsyncDir } from '../store/fsutil.ts';
@@ -40,8 +41,6 @@ export interface ImportResult {
   contexts: number;
 }
 
-const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
-
 /** Where each kind of entry lives in the archive, by layout. */
 interface Plan {
   layout: Layout;
@@ -63,7 +62,7 @@ async function plan(zip: CheckedZip): Promise<Plan> {
   if (manifestItem) {
     const bytes = await zip.read(manifestItem, MAX_MANIFEST_BYTES);
     manifest = parseManifest(bytes);
-    digest = sha256(bytes);
+    digest = sha256Hex(bytes);
     const listed = new Map(manifest.entries.map((e) => [e.name, e]));
     for (const f of zip.files) {
       if (f === manifestItem) continue;
