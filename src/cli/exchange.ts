@@ -71,7 +71,7 @@ export function registerExchangeCommands(program: Command, globals: () => Global
     .description('write a session as a shareable zip: redacted, no local paths, no lock files, every entry digested')
     .argument('<id>', 'session id or unambiguous prefix')
     .option('--out <file>', 'the zip to write (default ./<id>.zip); it must not exist')
-    .option('--format <format>', 'baton (alias zip) or world-session-v1 (seed 003 TOML layout)', 'baton')
+    .option('--format <format>', 'baton (alias zip) or world-session-v1 (the World Session TOML layout)', 'baton')
     .option('--to <dir>', 'world-session-v1 only: write the layout into this new folder instead of a zip')
     .option('--include-contexts', 'also export the frozen start contexts (local; left out by default)')
     .option('--include-prompts', 'keep the prompt texts (by default only their digest and length go out)')
