@@ -15,7 +15,8 @@ const namedNodeImports = {
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
       let src = await readFile(args.path, 'utf8');
       src = src.replace(/^import \* as (\w+) from '(node:[\w/]+)';$/gm, (_all, ns, mod) => {
-        const used = [...new Set([...src.matchAll(new RegExp(`\\b${ns}\\.(\\w+)`, 'g'))].map((m) => m[1]))];
+        // `fs\n  .readdirSync(...)` (a formatted chain) is a use too.
+        const used = [...new Set([...src.matchAll(new RegExp(`\\b${ns}\\s*\\.\\s*(\\w+)`, 'g'))].map((m) => m[1]))];
         if (used.length === 0) return '';
         const alias = (n) => `__${ns}_${n}`;
         return `import { ${used.map((n) => `${n} as ${alias(n)}`).join(', ')} } from '${mod}'; const ${ns} = { ${used.map((n) => `${n}: ${alias(n)}`).join(', ')} };`;

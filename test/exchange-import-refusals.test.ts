@@ -2,6 +2,7 @@
 // binary: WS403 (WS201 for a World Session log out of order), the rule named, and the store
 // exactly as it was — not a folder, not a byte.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -150,4 +151,25 @@ test('a World Session events.toml with a seq gap or events out of order is WS201
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.json.origin_id, 'laozi-boshu-l9k2x');
   assert.equal(r.json.layout, 'world-session-v1');
+});
+
+test('an export folder (export --to) is checked like a zip: a symlink or a FIFO in it is refused', () => {
+  const { home, work } = world();
+  const folder = (name: string): string => {
+    const dir = join(work, name);
+    for (const e of validExport()) {
+      fs.mkdirSync(join(dir, e.name, '..'), { recursive: true });
+      fs.writeFileSync(join(dir, e.name), e.data);
+    }
+    return dir;
+  };
+  const linked = folder('linked');
+  fs.symlinkSync('/etc/passwd', join(linked, 'artifacts', 'passwd'));
+  refused(home, work, linked, 'symlink entry');
+  const fifo = folder('fifo');
+  spawnSync('mkfifo', [join(fifo, 'artifacts', 'pipe')]);
+  refused(home, work, fifo, 'device entry');
+  const r = baton(['session', 'import', folder('fine'), '--json', '--cwd', work], { home, env: ME });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.json.origin_id, 'crafted-1');
 });

@@ -2,13 +2,13 @@
 // export holds (and must not), the round trips baton -> zip -> baton and baton -> World
 // Session TOML -> baton, and the export's own refusals.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { parse } from 'smol-toml';
 import { readZip } from './exchange-helpers.ts';
-import { baton, readJsonl, tmpDir, treeHash } from './helpers.ts';
+import { ROOT, baton, readJsonl, tmpDir, treeHash } from './helpers.ts';
 
 const dirs: string[] = [];
 after(() => {
@@ -201,6 +201,10 @@ test('world-session-v1: the seed layout with [[event]] tables; baton -> TOML -> 
   assert.equal(t.code, 0, t.stderr);
   assert.equal(fs.readFileSync(join(dir, base, 'events.toml'), 'utf8'), eventsToml);
   assert.ok(fs.existsSync(join(dir, 'baton-export.json')));
+  const fromDir = run(f, ['session', 'import', dir, '--json'], target);
+  assert.equal(fromDir.code, 0, fromDir.stderr);
+  assert.equal(fromDir.json.digest, t.json.digest);
+  assert.deepEqual(readJsonl(join(target, 'sessions', fromDir.json.id, 'events.jsonl')).slice(1).map(keep), viaBaton.map(keep), 'the folder imports as the zip does');
   const before = treeHash(dir);
   const again = run(f, ['session', 'export', f.id, '--format', 'world-session-v1', '--to', dir, '--json']);
   assert.equal(again.code, 2);
@@ -262,4 +266,36 @@ test('an archived session exports its retrospective; the copy is archived too (r
   assert.ok(fs.existsSync(join(target, 'sessions', im.json.id, 'retrospective.md')));
   const w = run(f, ['session', 'append', im.json.id, '--text', 'more', '--json'], target);
   assert.equal(w.json.error.code, 'WS002');
+});
+
+test('frozen start contexts and real prompts go out only when asked, paths rewritten, and come back in', async () => {
+  const root = tmpDir();
+  dirs.push(root);
+  const ws = join(root, 'ws');
+  fs.mkdirSync(ws);
+  const env = { BATON_HOME: join(root, 'store'), HOME: root, BATON_INSTANCE: 'tester' };
+  const sid = randomUUID();
+  const hook = (payload: Record<string, unknown>) => baton(['hook', 'claude'], { env, cwd: ws, input: JSON.stringify({ session_id: sid, cwd: ws, ...payload }) });
+  assert.equal(hook({ hook_event_name: 'SessionStart', source: 'startup' }).code, 0);
+  assert.equal(hook({ hook_event_name: 'UserPromptSubmit', prompt: 'please read the notes' }).code, 0);
+  const contexts = fs.readdirSync(join(env.BATON_HOME, 'sessions', sid, 'contexts'));
+  assert.equal(contexts.length, 1);
+  const plain = join(root, 'plain.zip');
+  assert.equal(baton(['session', 'export', sid, '--out', plain], { env, cwd: ws }).code, 0);
+  const p = await readZip(plain);
+  assert.ok(![...p.keys()].some((k) => k.startsWith('contexts/')));
+  assert.ok(!p.get('events.jsonl')!.data.toString().includes('please read the notes'));
+  const full = join(root, 'full.zip');
+  const r = baton(['session', 'export', sid, '--out', full, '--include-contexts', '--include-prompts', '--json'], { env, cwd: ws });
+  assert.equal(r.code, 0, r.stderr);
+  const f = await readZip(full);
+  const ctx = f.get(`contexts/${contexts[0]}`)!.data.toString();
+  for (const local of [ws, root, process.execPath, ROOT]) assert.ok(!ctx.includes(local), `no ${local} in the frozen context`);
+  assert.match(ctx, /PUBLISHER=node <baton>\/bin\/baton\.cjs/);
+  assert.ok(f.get('events.jsonl')!.data.toString().includes('please read the notes'));
+  const target = join(root, 'store2');
+  const im = baton(['session', 'import', full, '--json'], { env: { ...env, BATON_HOME: target }, cwd: ws });
+  assert.equal(im.code, 0, im.stderr);
+  assert.equal(im.json.contexts, 1);
+  assert.equal(fs.readFileSync(join(target, 'sessions', im.json.id, 'contexts', contexts[0]), 'utf8'), ctx);
 });

@@ -2,13 +2,14 @@
 // parsing, progress and output only; the rules live in src/exchange.
 import * as fs from 'node:fs';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
-import { DEFAULT_MAX_SIZE, type Layout } from '../exchange/format.ts';
+import type { Layout } from '../exchange/format.ts';
 import { exportSession } from '../exchange/export.ts';
 import { importArchive } from '../exchange/import.ts';
 import { checkSkill, recordSkillEvent } from '../exchange/skill.ts';
+import { batonBinPath } from '../hooks/main.ts';
 import { cliWriter } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
 import { type GlobalOptions, openStore, run } from './output.ts';
@@ -39,20 +40,24 @@ function layoutOf(format: string | undefined): Layout {
 function byteBar(label: string): { onProgress: (done: number, total: number) => void; done(): void } {
   let bar: Progress | null = null;
   let shown = 0;
+  let steps = 0;
   return {
     onProgress(done, total) {
       if (!bar) {
         if (total < BAR_FROM_BYTES) return;
-        bar = progress(Math.ceil(total / MiB), `${label} (MiB)`);
+        steps = Math.ceil(total / MiB);
+        bar = progress(steps, `${label} (MiB)`);
       }
-      const now = Math.floor(done / MiB);
+      const now = Math.min(steps, Math.floor(done / MiB));
       if (now > shown) {
         bar.tick(now - shown);
         shown = now;
       }
     },
     done() {
-      bar?.done();
+      if (!bar) return;
+      if (steps > shown) bar.tick(steps - shown);
+      bar.done();
     },
   };
 }
@@ -66,7 +71,7 @@ export function registerExchangeCommands(program: Command, globals: () => Global
     .description('write a session as a shareable zip: redacted, no local paths, no lock files, every entry digested')
     .argument('<id>', 'session id or unambiguous prefix')
     .option('--out <file>', 'the zip to write (default ./<id>.zip); it must not exist')
-    .option('--format <format>', 'baton (alias zip) or world-session-v1 (seed 003 TOML layout)', 'baton')
+    .option('--format <format>', 'baton (alias zip) or world-session-v1 (the World Session TOML layout)', 'baton')
     .option('--to <dir>', 'world-session-v1 only: write the layout into this new folder instead of a zip')
     .option('--include-contexts', 'also export the frozen start contexts (local; left out by default)')
     .option('--include-prompts', 'keep the prompt texts (by default only their digest and length go out)')
@@ -85,6 +90,10 @@ export function registerExchangeCommands(program: Command, globals: () => Global
           includePrompts: !!o.includePrompts,
           force: !!o.force,
           userHome: process.env.HOME || homedir(),
+          localPaths: [
+            { prefix: process.execPath, as: 'node' },
+            { prefix: dirname(dirname(batonBinPath())), as: '<baton>' },
+          ],
           batonVersion: typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev',
           now: store.clock(),
           onProgress: bar.onProgress,
@@ -101,14 +110,14 @@ export function registerExchangeCommands(program: Command, globals: () => Global
   session
     .command('import')
     .description('import an export (baton or world-session-v1) as a new session; refuses unsafe archives (WS403) writing nothing')
-    .argument('<file>', 'the zip an export wrote')
+    .argument('<file>', 'the zip an export wrote, or a folder export --to wrote')
     .option('--title <title>', 'the new session title (default: the origin title)')
     .option('--cwd <dir>', 'the workspace of the new session (default: the current directory)')
     .option('--max-size <size>', 'largest archive accepted; its entries may decompress to 10x this', '1GiB')
     .action((file: string, o) =>
       run(globals(), async () => {
         const store = openStore(globals());
-        const maxSize = o.maxSize === '1GiB' ? DEFAULT_MAX_SIZE : parseSize(o.maxSize);
+        const maxSize = parseSize(o.maxSize);
         const cwd = resolve(o.cwd ?? process.cwd());
         if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) fail('USAGE', `--cwd ${cwd} is not a directory`);
         const bar = byteBar('import');

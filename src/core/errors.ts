@@ -6,7 +6,7 @@ export type ErrorCode =
   | 'WS010' | 'WS011' | 'WS012' | 'WS013'
   | 'WS100' | 'WS101' | 'WS102' | 'WS103'
   | 'WS201' | 'WS202' | 'WS204' | 'WS205' | 'WS206'
-  | 'WS301' | 'WS302' | 'WS401'
+  | 'WS301' | 'WS302' | 'WS401' | 'WS402' | 'WS403'
   | 'EP001' | 'EP002'
   | 'USAGE'
   | (string & {});

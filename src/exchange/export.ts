@@ -11,6 +11,7 @@ import yazl from 'yazl';
 import { fail } from '../core/errors.ts';
 import { encodeEvent } from '../core/events.ts';
 import { emptyView, foldEvent } from '../core/session.ts';
+import { sha256Hex } from '../core/hash.ts';
 import { isoMillis } from '../core/time.ts';
 import { DIR_MODE, FILE_MODE, ensureDir, fsyncDir, uniqueTempName } from '../store/fsutil.ts';
 import { pointerSummary, renderContextMd } from '../store/projections.ts';
@@ -42,6 +43,8 @@ export interface ExportOptions {
   force?: boolean;
   /** The user's home folder, written as `~`. */
   userHome: string | null;
+  /** More local paths and what replaces them (this node, this baton). */
+  localPaths?: { prefix: string; as: string }[];
   batonVersion: string;
   now: Date;
   onProgress?: (done: number, total: number) => void;
@@ -59,8 +62,6 @@ export interface ExportResult {
   partial: ExportManifest['partial'];
   torn: boolean;
 }
-
-const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
 /** One entry of the export: bytes in memory, or a file streamed from the session folder. */
 type Source = { name: string; data: Buffer } | { name: string; file: string; size: number };
@@ -83,7 +84,7 @@ export async function exportSession(store: FsStore, id: string, opts: ExportOpti
     });
   }
   const partial = scan.corrupt ? { verified_to_seq: scan.lastSeq, corrupt_line: scan.corrupt.line, reason: scan.corrupt.reason } : null;
-  const rules: ShareRules = { redactions: view.redactions, paths: pathRules(view.workspace, opts.userHome), prompts: !!opts.includePrompts };
+  const rules: ShareRules = { redactions: view.redactions, paths: pathRules(view.workspace, opts.userHome, opts.localPaths), prompts: !!opts.includePrompts };
 
   // Pass 2: the shareable log, re-chained so the export is checkable on its own.
   const logBytes = fs.statSync(join(dir, 'events.jsonl')).size;
@@ -184,7 +185,7 @@ export async function exportSession(store: FsStore, id: string, opts: ExportOpti
     layout: opts.layout,
     file: opts.to ? null : target,
     dir: opts.to ?? null,
-    digest: sha256(written.manifest),
+    digest: sha256Hex(written.manifest),
     events: nEvents,
     entries: sources.length + 1,
     bytes: written.bytes,
@@ -222,7 +223,7 @@ async function writeZip(target: string, sources: Source[], manifestOf: (e: Expor
     const consumed: Promise<void>[] = [];
     for (const s of sources) {
       if ('data' in s) {
-        entries.push({ name: s.name, size: s.data.length, sha256: sha256(s.data) });
+        entries.push({ name: s.name, size: s.data.length, sha256: sha256Hex(s.data) });
         zip.addBuffer(s.data, s.name, opts);
       } else {
         // Hashed as yazl reads it: the bytes listed are the bytes zipped.
@@ -294,7 +295,7 @@ async function writeFolder(target: string, sources: Source[], manifestOf: (e: Ex
     };
     for (const s of sources) {
       const data = 'data' in s ? s.data : fs.readFileSync(s.file);
-      entries.push({ name: s.name, size: data.length, sha256: sha256(data) });
+      entries.push({ name: s.name, size: data.length, sha256: sha256Hex(data) });
       put(s.name, data);
     }
     const manifest = manifestOf(entries);

@@ -13,9 +13,8 @@ export const EXPORT_FORMAT = 'baton-export';
 export const EXPORT_VERSION = 1;
 export type Layout = 'baton' | 'world-session-v1';
 
-/** Import limits (exchange.md): entries, archive size (--max-size), decompressed = 10 × that. */
+/** Import limits (exchange.md): entries; decompressed = 10 × the archive's limit (--max-size, default 1 GiB). */
 export const MAX_ENTRIES = 100_000;
-export const DEFAULT_MAX_SIZE = 1024 ** 3;
 export const BOMB_FACTOR = 10;
 /** The manifest is read whole: a manifest bigger than this is not one of ours. */
 export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
@@ -72,9 +71,12 @@ export interface ShareRules {
   prompts: boolean;
 }
 
-/** Path prefixes to rewrite: the workspace and its git root become `<workspace>`, the home `~`. */
-export function pathRules(ws: { cwd?: unknown; git_root?: unknown } | null, home: string | null): ShareRules['paths'] {
-  const out: ShareRules['paths'] = [];
+/**
+ * Path prefixes to rewrite: the workspace and its git root become `<workspace>`, the home `~`,
+ * and `extra` (the CLI passes this node and this baton, which commands in frozen contexts name).
+ */
+export function pathRules(ws: { cwd?: unknown; git_root?: unknown } | null, home: string | null, extra: ShareRules['paths'] = []): ShareRules['paths'] {
+  const out: ShareRules['paths'] = extra.filter((p) => p.prefix.length > 1);
   if (ws && typeof ws.cwd === 'string' && ws.cwd.length > 1) out.push({ prefix: ws.cwd, as: '<workspace>' });
   if (ws && typeof ws.git_root === 'string' && ws.git_root.length > 1 && ws.git_root !== ws.cwd) out.push({ prefix: ws.git_root, as: '<workspace-root>' });
   if (home && home.length > 1) out.push({ prefix: home, as: '~' });

@@ -12,14 +12,16 @@ import { type EventInput, MAX_LINE_BYTES, type StoredEvent, checkLine, encodeEve
 import { generatedId } from '../core/ids.ts';
 import { redactValue } from '../core/redact.ts';
 import type { Workspace } from '../core/session.ts';
+import { sha256Hex } from '../core/hash.ts';
 import { isoMillis } from '../core/time.ts';
 import { noteSessionChanged } from '../store/feed.ts';
 import { DIR_MODE, FILE_MODE, ensureDir, fsyncDir } from '../store/fsutil.ts';
 import { LOG_FILE } from '../store/log.ts';
+import { ARTIFACT_NAME_RE } from '../store/operations.ts';
 import { DEFAULT_ALLOWED, type FsStore, type Writer } from '../store/store.ts';
 import { EXPORT_MANIFEST, type ExportManifest, type Layout, MAX_MANIFEST_BYTES, checkImportedEvent, parseManifest, refuse } from './format.ts';
 import { WORLD_ROOT, parseEventsToml, readManifestToml } from './toml.ts';
-import { type CheckedZip, type ZipItem, checkZip } from './zip.ts';
+import { type CheckedZip, type ZipItem, checkArchive } from './zip.ts';
 
 export interface ImportOptions {
   title?: string;
@@ -39,8 +41,6 @@ export interface ImportResult {
   contexts: number;
 }
 
-const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
-
 /** Where each kind of entry lives in the archive, by layout. */
 interface Plan {
   layout: Layout;
@@ -53,8 +53,6 @@ interface Plan {
   copies: { item: ZipItem; to: string; sha256: string | null }[];
 }
 
-const ARTIFACT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._ -]{0,199}$/;
-
 /** Decides from the entry names and the manifest what the archive is; refuses what it is not. */
 async function plan(zip: CheckedZip): Promise<Plan> {
   const byName = new Map(zip.files.map((f) => [f.name, f]));
@@ -64,7 +62,7 @@ async function plan(zip: CheckedZip): Promise<Plan> {
   if (manifestItem) {
     const bytes = await zip.read(manifestItem, MAX_MANIFEST_BYTES);
     manifest = parseManifest(bytes);
-    digest = sha256(bytes);
+    digest = sha256Hex(bytes);
     const listed = new Map(manifest.entries.map((e) => [e.name, e]));
     for (const f of zip.files) {
       if (f === manifestItem) continue;
@@ -124,7 +122,7 @@ function originEvents(p: Plan, bytes: Buffer): Omit<StoredEvent, 'h'>[] {
 }
 
 export async function importArchive(store: FsStore, file: string, opts: ImportOptions): Promise<ImportResult> {
-  const zip = await checkZip(file, opts.maxSize);
+  const zip = await checkArchive(file, opts.maxSize);
   try {
     // Pass 1: nothing is written.
     const p = await plan(zip);

@@ -7,12 +7,13 @@ import yauzl from 'yauzl';
 import { fail } from '../core/errors.ts';
 import { BOMB_FACTOR, MAX_ENTRIES, checkEntryName, refuse } from './format.ts';
 
+/** One file of an archive (a zip entry, or a file of an export folder). */
 export interface ZipItem {
   name: string;
   size: number;
-  entry: yauzl.Entry;
 }
 
+/** An archive whose entries were all checked; reading an entry checks its size again. */
 export interface CheckedZip {
   path: string;
   /** Regular-file entries (folders are dropped: an export's files name their folders). */
@@ -41,6 +42,73 @@ function entryRule(message: string): string {
   if (/invalid relative path/.test(message)) return 'a ".." component';
   if (/invalid characters/.test(message)) return 'a backslash';
   return 'unreadable entry';
+}
+
+function reader(pipe: CheckedZip['pipe']): CheckedZip['read'] {
+  return async (item, limit) => {
+    if (item.size > limit) refuse(`entry ${JSON.stringify(item.name)} is ${item.size} bytes, over ${limit}`, { entry: item.name, rule: 'entry too large' });
+    const parts: Buffer[] = [];
+    await pipe(item, (b) => parts.push(b));
+    return Buffer.concat(parts);
+  };
+}
+
+/**
+ * An export written as a folder (`export --to DIR`), checked by the same rules as a zip:
+ * regular files and folders only (a symlink, device, FIFO or socket is refused), at most
+ * MAX_ENTRIES, at most BOMB_FACTOR × maxSize bytes in all. A file that changes size while it
+ * is read is refused like a zip entry that lies about its size.
+ */
+export function checkFolder(path: string, maxSize: number): CheckedZip {
+  const files: ZipItem[] = [];
+  let total = 0;
+  let count = 0;
+  const walk = (dir: string, rel: string): void => {
+    for (const d of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const name = rel ? `${rel}/${d.name}` : d.name;
+      checkEntryName(name);
+      if (++count > MAX_ENTRIES) refuse(`the folder has more than ${MAX_ENTRIES} entries`, { rule: 'too many entries', limit: MAX_ENTRIES });
+      const st = fs.lstatSync(`${dir}/${d.name}`);
+      if (st.isSymbolicLink()) refuse(`entry ${JSON.stringify(name)} is a symbolic link`, { entry: name, rule: 'symlink entry' });
+      if (st.isDirectory()) walk(`${dir}/${d.name}`, name);
+      else if (st.isFile()) {
+        total += st.size;
+        if (total > BOMB_FACTOR * maxSize) refuse(`the folder holds more than ${BOMB_FACTOR} × ${maxSize} bytes (--max-size)`, { entry: name, rule: 'decompression bomb', limit_bytes: BOMB_FACTOR * maxSize });
+        files.push({ name, size: st.size });
+      } else refuse(`entry ${JSON.stringify(name)} is a device, FIFO or socket`, { entry: name, rule: 'device entry' });
+    }
+  };
+  walk(path, '');
+  const pipe = async (item: ZipItem, onChunk: (b: Buffer) => void): Promise<number> => {
+    const fd = fs.openSync(`${path}/${item.name}`, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    try {
+      const buf = Buffer.allocUnsafe(1 << 20);
+      let n = 0;
+      for (;;) {
+        const k = fs.readSync(fd, buf, 0, buf.length, null);
+        if (k <= 0) break;
+        n += k;
+        if (n > item.size) refuse(`entry ${JSON.stringify(item.name)} grew past its ${item.size} bytes while read`, { entry: item.name, rule: 'entry larger than declared' });
+        onChunk(Buffer.from(buf.subarray(0, k)));
+      }
+      if (n !== item.size) refuse(`entry ${JSON.stringify(item.name)} shrank below its ${item.size} bytes while read`, { entry: item.name, rule: 'digest mismatch' });
+      return n;
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+  return { path, files, totalSize: total, close() {}, pipe, read: reader(pipe) };
+}
+
+/** A zip file or an export folder, checked (WS403 for anything unsafe). */
+export async function checkArchive(path: string, maxSize: number): Promise<CheckedZip> {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(path);
+  } catch (e) {
+    return fail('USAGE', `cannot read ${path}: ${(e as Error).message}`);
+  }
+  return st.isDirectory() ? checkFolder(path, maxSize) : checkZip(path, maxSize);
 }
 
 /** Every entry of the central directory, checked; refuses (WS403) before any entry is read. */
@@ -78,6 +146,7 @@ export async function checkZip(path: string, maxSize: number): Promise<CheckedZi
     }).catch((e: Error) => refuse(`unsafe or unreadable entry: ${e.message}`, { rule: entryRule(e.message) }));
     const seen = new Set<string>();
     const files: ZipItem[] = [];
+    const entryOf = new Map<ZipItem, yauzl.Entry>();
     let total = 0;
     for (const e of entries) {
       const name = e.fileName;
@@ -99,11 +168,13 @@ export async function checkZip(path: string, maxSize: number): Promise<CheckedZi
       if (total > BOMB_FACTOR * maxSize) {
         refuse(`the archive decompresses to more than ${BOMB_FACTOR} × ${maxSize} bytes (--max-size): refused as a decompression bomb`, { entry: name, rule: 'decompression bomb', limit_bytes: BOMB_FACTOR * maxSize });
       }
-      files.push({ name, size: e.uncompressedSize, entry: e });
+      const item = { name, size: e.uncompressedSize };
+      files.push(item);
+      entryOf.set(item, e);
     }
     const pipe = (item: ZipItem, onChunk: (b: Buffer) => void): Promise<number> =>
       new Promise((res, rej) => {
-        zip.openReadStream(item.entry, (err, stream) => {
+        zip.openReadStream(entryOf.get(item) as yauzl.Entry, (err, stream) => {
           if (err) return rej(err);
           let n = 0;
           stream.on('data', (b: Buffer) => {
@@ -120,19 +191,7 @@ export async function checkZip(path: string, maxSize: number): Promise<CheckedZi
         if (e && (e as { code?: string }).code === 'WS403') throw e;
         return refuse(`entry ${JSON.stringify(item.name)} cannot be read: ${(e as Error).message}`, { entry: item.name, rule: 'unreadable entry' });
       }) as Promise<number>;
-    return {
-      path,
-      files,
-      totalSize: total,
-      close,
-      pipe,
-      async read(item, limit) {
-        if (item.size > limit) refuse(`entry ${JSON.stringify(item.name)} is ${item.size} bytes, over ${limit}`, { entry: item.name, rule: 'entry too large' });
-        const parts: Buffer[] = [];
-        await pipe(item, (b) => parts.push(b));
-        return Buffer.concat(parts);
-      },
-    };
+    return { path, files, totalSize: total, close, pipe, read: reader(pipe) };
   } catch (e) {
     close();
     throw e;

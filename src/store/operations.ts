@@ -22,7 +22,8 @@ const sha256Hex = (b: Uint8Array): string => createHash('sha256').update(b).dige
 /** The largest artifact `artifact add` copies in (docs/cli.md, "Input limits"); it is read whole to hash it. */
 export const ARTIFACT_MAX_BYTES = 64 * 1024 * 1024;
 
-const ARTIFACT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._ -]{0,199}$/;
+/** A plain artifact file name (also the rule for artifacts and contexts an import copies in). */
+export const ARTIFACT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._ -]{0,199}$/;
 
 function checkArtifactName(name: string): string {
   if (!ARTIFACT_NAME_RE.test(name) || name.includes('..')) {
