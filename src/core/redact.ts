@@ -34,7 +34,7 @@ export interface Rule {
    * A literal every match contains (lower case for `i` rules): a text without it skips the
    * rule, which is then never even compiled (most prompts pay for a handful of rules).
    */
-  lead?: string;
+  lead: string;
   /**
    * `i`: the rule ignores case (keywords such as `password`, `Authorization`). Its source is
    * written in lower case and runs on a lower-cased copy of the text (same length, so the
@@ -129,7 +129,7 @@ export const RULES: readonly Rule[] = [
   // --- cloud ---------------------------------------------------------------------------
   { id: 'aws-access-key-id', ...tok('A', '(?:3T[A-Z0-9]|KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA)', AN, '[A-Z0-9]{16}(?![A-Za-z0-9])'), refs: ['gitleaks:aws-access-token', 'secretlint:aws'] },
   // A 40-character secret key in prose ("the AWS secret key is …"), up to 80 characters after the word.
-  { id: 'aws-secret-key-prose', src: '(?:secret|aws)[^\\n]{0,80}?(?<![A-Za-z0-9/+=])(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])', flags: 'i', check: mixed40, refs: ['secretlint:aws', 'gitleaks:generic-api-key'] },
+  { id: 'aws-secret-key-prose', lead: 'secret', src: 'secret[^\\n]{0,80}?(?<![A-Za-z0-9/+=])(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])', flags: 'i', check: mixed40, refs: ['secretlint:aws', 'gitleaks:generic-api-key'] },
   { id: 'aws-bedrock-key', ...tok('ABSK', '', AN, '[A-Za-z0-9+/]{109,269}={0,2}'), refs: ['gitleaks:aws-amazon-bedrock-api-key-long-lived'] },
   { id: 'gcp-api-key', ...tok('AIza', '', TK, '[A-Za-z0-9_-]{35}'), refs: ['gitleaks:gcp-api-key'] },
   { id: 'azure-storage-key', lead: 'key=', src: 'key=(?<=(?:account|sharedaccess)key=)(?<s>[A-Za-z0-9+/]{20,100}={0,2})', flags: 'i', refs: ['gitleaks:generic-api-key'] },
@@ -140,7 +140,9 @@ export const RULES: readonly Rule[] = [
   { id: 'cloudflare-token', ...tok('cf', '(?:k|ut|at)_', TK, '[A-Za-z0-9]{40}[0-9a-f]{8}'), refs: ['secretlint:cloudflare'] },
   { id: 'cloudflare-origin-ca-key', ...tok('v1.0-', '', TK, '[a-f0-9]{24}-[a-f0-9]{146}'), refs: ['gitleaks:cloudflare-origin-ca-key'] },
   { id: 'heroku-api-key', ...tok('HRKU-AA', '', TK, '[0-9A-Za-z_-]{58}'), refs: ['gitleaks:heroku-api-key-v2'] },
-  { id: 'flyio-token', ...tok('f', '(?:o1_|m1[ar]_|m2_)', TK, '[A-Za-z0-9+/_-]{43,400}={0,3}'), refs: ['gitleaks:flyio-access-token'] },
+  { id: 'aws-key-prose', lead: 'aws', src: 'aws[^\\n]{0,80}?(?<![A-Za-z0-9/+=])(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])', flags: 'i', check: mixed40, refs: ['secretlint:aws'] },
+  { id: 'flyio-token', ...tok('fo1_', '', TK, '[A-Za-z0-9_-]{43}'), refs: ['gitleaks:flyio-access-token'] },
+  { id: 'flyio-macaroon', ...tok('fm', '(?:1[ar]|2)_', TK, '[A-Za-z0-9+/]{100,400}={0,3}'), refs: ['gitleaks:flyio-access-token'] },
   { id: 'vercel-token', ...tok('vc', '[pikar]_', TK, '[A-Za-z0-9]{20,60}'), refs: ['secretlint:vercel'] },
   { id: 'tailscale-key', ...tok('tskey-', '', TK, '[a-z]{2,20}-[0-9A-Za-z_]{8,40}-[0-9A-Za-z_]{16,60}'), refs: ['secretlint:tailscale'] },
   { id: 'hashicorp-vault-token', ...tok('hv', '[sbr]\\.', TK, '[A-Za-z0-9_-]{90,300}'), refs: ['gitleaks:vault-service-token', 'gitleaks:vault-batch-token', 'secretlint:hashicorp-vault'] },
@@ -184,7 +186,8 @@ export const RULES: readonly Rule[] = [
   { id: 'harness-token', ...tok('at.', '', TK, '[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}', '[ps]'), refs: ['gitleaks:harness-api-key'] },
   { id: 'sourcegraph-token', ...tok('sgp_', '', TK, '(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}'), refs: ['gitleaks:sourcegraph-access-token'] },
   // --- chat, collaboration ----------------------------------------------------------------
-  { id: 'slack-token', ...tok('x', '(?:ox[abposre]-|app-|oxe\\.xox[bp]-)', TK, '[A-Za-z0-9-]{10,250}'), refs: ['gitleaks:slack-bot-token', 'gitleaks:slack-user-token', 'gitleaks:slack-app-token', 'gitleaks:slack-legacy-token', 'gitleaks:slack-legacy-bot-token', 'gitleaks:slack-legacy-workspace-token', 'gitleaks:slack-config-access-token', 'gitleaks:slack-config-refresh-token', 'secretlint:slack'] },
+  { id: 'slack-app-token', ...tok('xapp-', '', TK, '[0-9]-[A-Za-z0-9-]{10,250}'), refs: ['gitleaks:slack-app-token', 'secretlint:slack'] },
+  { id: 'slack-token', ...tok('xox', '(?:[abposre]-|e\\.xox[bp]-)', TK, '[A-Za-z0-9-]{10,250}'), refs: ['gitleaks:slack-bot-token', 'gitleaks:slack-user-token', 'gitleaks:slack-app-token', 'gitleaks:slack-legacy-token', 'gitleaks:slack-legacy-bot-token', 'gitleaks:slack-legacy-workspace-token', 'gitleaks:slack-config-access-token', 'gitleaks:slack-config-refresh-token', 'secretlint:slack'] },
   { id: 'slack-webhook', lead: 'hooks.slack.com/', src: 'hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,120})', refs: ['gitleaks:slack-webhook-url', 'secretlint:slack'] },
   { id: 'teams-webhook', lead: '.webhook.office.com/', src: '\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@/-]{40,300})', refs: ['gitleaks:microsoft-teams-webhook'] },
   { id: 'telegram-bot-token', lead: ':A', src: ':A(?<=(?<![0-9])(?<s>[0-9]{5,16}:A))(?<s2>[A-Za-z0-9_-]{34})(?![A-Za-z0-9_-])', refs: ['gitleaks:telegram-bot-api-token'] },
@@ -288,46 +291,122 @@ function regexOf(i: number): RegExp {
   return re;
 }
 
+/** Up to this length a text is searched for each rule's lead directly (includes). */
+const PAIRS_FROM_CHARS = 4096;
+/** A longer text is read in chunks of this size; each rule scans only the chunks that may hold its lead. */
+export const CHUNK_CHARS = 32 * 1024;
+/** The longest lead: a chunk's pairs run this far into the next one, so a lead across the cut is seen. */
+export const LEAD_REACH = 32;
+
+
+/**
+ * One linear pass over a long text: which character pairs each chunk holds. A rule whose
+ * lead has a pair a chunk lacks skips that chunk, so dense prefixes of one rule (the
+ * adversarial case) cost the other rules nothing, and a rule never scans the whole text
+ * for a lead that occurs in one place.
+ */
+function chunkPairsOf(text: string): Uint32Array[] {
+  const n = Math.ceil(text.length / CHUNK_CHARS);
+  const sets: Uint32Array[] = [];
+  for (let k = 0; k < n; k++) {
+    const set = new Uint32Array(512);
+    const to = Math.min(text.length, (k + 1) * CHUNK_CHARS + LEAD_REACH);
+    let prev = text.charCodeAt(k * CHUNK_CHARS);
+    for (let i = k * CHUNK_CHARS + 1; i < to; i++) {
+      const c = text.charCodeAt(i);
+      if ((prev | c) < 128) {
+        const x = (prev << 7) | c;
+        set[x >>> 5] |= 1 << (x & 31);
+      }
+      prev = c;
+    }
+    sets.push(set);
+  }
+  return sets;
+}
+
+const has = (set: Uint32Array, a: number, b: number): boolean => {
+  const x = (a << 7) | b;
+  return (set[x >>> 5] & (1 << (x & 31))) !== 0;
+};
+const upper = (c: number): number => (c >= 97 && c <= 122 ? c - 32 : c);
+
+/** Whether every pair of adjacent characters of `lead` occurs in a chunk, in any case when `ci`. */
+function pairsPresent(lead: string, set: Uint32Array, ci: boolean): boolean {
+  for (let i = 1; i < lead.length; i++) {
+    const a = lead.charCodeAt(i - 1);
+    const b = lead.charCodeAt(i);
+    if (has(set, a, b)) continue;
+    if (!ci) return false;
+    const A = upper(a);
+    const B = upper(b);
+    if (!has(set, A, b) && !has(set, a, B) && !has(set, A, B)) return false;
+  }
+  return true;
+}
+
 /** The text in lower case, character for character (a few non-ASCII letters grow when lowered). */
 function lowerSameLength(text: string): string {
   const lower = text.toLowerCase();
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 }
 
+/**
+ * Scans `hay` with rule i from `from` for matches starting before `until`; adds their secret
+ * spans. Returns where the rule's next scan must start (never before: scans move forward).
+ */
+function scan(i: number, text: string, hay: string, from: number, until: number, spans: number[], ends: EndCache): number {
+  const rule = RULES[i];
+  const re = regexOf(i);
+  re.lastIndex = from;
+  for (let m = re.exec(hay); m !== null; m = re.exec(hay)) {
+    const start = m.index;
+    if (start >= until) return start;
+    let end = start + m[0].length;
+    if (rule.start && !rule.start(text, start)) {
+      re.lastIndex = start + 1;
+      continue;
+    }
+    if (i === 0) {
+      // private-key: the header opens a block that runs to its END line.
+      end = pemEnd(text, end, ends);
+      spans.push(start, end);
+      re.lastIndex = end;
+      continue;
+    }
+    let len = 0;
+    for (let g = 1; g < m.length; g++) len += m[g]?.length ?? 0;
+    const at = len > 0 ? end - len : start;
+    const secret = text.slice(at, end);
+    if (secret === REDACTED || (rule.check && !rule.check(secret))) {
+      re.lastIndex = start + 1;
+      continue;
+    }
+    spans.push(at, end);
+    re.lastIndex = end;
+  }
+  return hay.length;
+}
+
 /** Adds the secret spans (start, end pairs) every rule finds in the text (the i rules read it lower-cased). */
 function collect(text: string, spans: number[]): void {
   let lower: string | undefined;
+  const pairs = text.length > PAIRS_FROM_CHARS ? chunkPairsOf(text) : null;
   for (let i = 0; i < RULES.length; i++) {
     const rule = RULES[i];
-    const hay = rule.flags === 'i' ? (lower ??= lowerSameLength(text)) : text;
-    if (rule.lead !== undefined && !hay.includes(rule.lead)) continue;
-    const re = regexOf(i);
+    const ci = rule.flags === 'i';
     const ends: EndCache = { from: -1, at: -1 };
-    re.lastIndex = 0;
-    for (let m = re.exec(hay); m !== null; m = re.exec(hay)) {
-      const start = m.index;
-      let end = start + m[0].length;
-      if (rule.start && !rule.start(text, start)) {
-        re.lastIndex = start + 1;
-        continue;
-      }
-      if (i === 0) {
-        // private-key: the header opens a block that runs to its END line.
-        end = pemEnd(text, end, ends);
-        spans.push(start, end);
-        re.lastIndex = end;
-        continue;
-      }
-      let len = 0;
-      for (let g = 1; g < m.length; g++) len += m[g]?.length ?? 0;
-      const from = len > 0 ? end - len : start;
-      const secret = text.slice(from, end);
-      if (secret === REDACTED || (rule.check && !rule.check(secret))) {
-        re.lastIndex = start + 1;
-        continue;
-      }
-      spans.push(from, end);
-      re.lastIndex = end;
+    if (!pairs) {
+      const hay = ci ? (lower ??= lowerSameLength(text)) : text;
+      if (hay.includes(rule.lead)) scan(i, text, hay, 0, hay.length, spans, ends);
+      continue;
+    }
+    let next = 0;
+    for (let k = 0; k < pairs.length; k++) {
+      const until = (k + 1) * CHUNK_CHARS;
+      if (next >= until || !pairsPresent(rule.lead, pairs[k], ci)) continue;
+      const hay = ci ? (lower ??= lowerSameLength(text)) : text;
+      next = scan(i, text, hay, Math.max(next, k * CHUNK_CHARS), until, spans, ends);
     }
   }
 }
