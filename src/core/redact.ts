@@ -42,6 +42,11 @@ export interface Rule {
    * cannot afford that.
    */
   flags?: 'i';
+  /**
+   * The lead is a name followed by `=` or `:` (generic assignments): a short text whose lead
+   * never comes before a separator skips the rule without compiling it.
+   */
+  assign?: true;
   /** Where the match may start (the character before it): for rules whose anchor is a word. */
   start?: (text: string, at: number) => boolean;
   /** A check of a candidate's (first) secret part: runs on matches only. */
@@ -250,12 +255,12 @@ export const RULES: readonly Rule[] = [
   { id: 'curl-user', lead: '-u', src: '(?:-u|--user)[ =]{1,3}["\']?[^\\s:"\']{1,100}:(?<s>[^\\s"\']{3,200})', start: flagStart, refs: ['gitleaks:curl-auth-user'] },
   { id: 'url-password', lead: '://', src: '://[^\\s:/@]{1,256}:(?<s>[^\\s@/]{1,256})(?=@)', refs: ['secretlint:basicauth', 'secretlint:database-connection-string', 'gitleaks:sidekiq-sensitive-url'] },
   { id: 'nuget-password', lead: '<add key=', src: '<add key="(?:cleartext)?password"\\s{0,4}value="(?<s>[^"\\n]{1,300})(?=")', flags: 'i', refs: ['gitleaks:nuget-config-password'] },
-  { id: 'generic-password', lead: 'pass', src: `pass(?:word|wd|phrase)?${SEP}${value(4)}`, flags: 'i', start: nameSegment, refs: ['gitleaks:generic-api-key', 'gitleaks:hashicorp-tf-password'] },
-  { id: 'generic-pwd', lead: 'pwd', src: `pwd${SEP}${value(4)}`, flags: 'i', start: nameSegment, refs: ['gitleaks:generic-api-key'] },
-  { id: 'generic-key', lead: 'key', src: `key${SEP}${value(8)}`, flags: 'i', start: keyName, check: secretish, refs: ['gitleaks:generic-api-key', 'gitleaks:freemius-secret-key', 'secretlint:aws'] },
-  { id: 'generic-token', lead: 'token', src: `token${SEP}${value(8)}`, flags: 'i', start: keyName, check: secretish, refs: ['gitleaks:generic-api-key'] },
-  { id: 'generic-secret', lead: 'secret', src: `secret${SEP}${value(8)}`, flags: 'i', start: keyName, check: secretish, refs: ['gitleaks:generic-api-key'] },
-  { id: 'generic-credential', lead: 'cred', src: `cred(?:entials?|s)${SEP}${value(8)}`, flags: 'i', start: nameSegment, check: secretish, refs: ['gitleaks:generic-api-key'] },
+  { id: 'generic-password', assign: true, lead: 'pass', src: `pass(?:word|wd|phrase)?${SEP}${value(4)}`, flags: 'i', start: nameSegment, refs: ['gitleaks:generic-api-key', 'gitleaks:hashicorp-tf-password'] },
+  { id: 'generic-pwd', assign: true, lead: 'pwd', src: `pwd${SEP}${value(4)}`, flags: 'i', start: nameSegment, refs: ['gitleaks:generic-api-key'] },
+  { id: 'generic-key', assign: true, lead: 'key', src: `key${SEP}${value(8)}`, flags: 'i', start: keyName, check: secretish, refs: ['gitleaks:generic-api-key', 'gitleaks:freemius-secret-key', 'secretlint:aws'] },
+  { id: 'generic-token', assign: true, lead: 'token', src: `token${SEP}${value(8)}`, flags: 'i', start: keyName, check: secretish, refs: ['gitleaks:generic-api-key'] },
+  { id: 'generic-secret', assign: true, lead: 'secret', src: `secret${SEP}${value(8)}`, flags: 'i', start: keyName, check: secretish, refs: ['gitleaks:generic-api-key'] },
+  { id: 'generic-credential', assign: true, lead: 'cred', src: `cred(?:entials?|s)${SEP}${value(8)}`, flags: 'i', start: nameSegment, check: secretish, refs: ['gitleaks:generic-api-key'] },
 ];
 
 /** A PEM block longer than this is not taken whole: its header and base64 body are redacted. */
@@ -359,6 +364,15 @@ function pairsPresent(lead: string, set: Uint32Array, ci: boolean): boolean {
   return true;
 }
 
+/** Whether `lead` occurs followed (after at most 5 quotes, spaces or letters of a longer word) by `=` or `:`. */
+function assignedAfter(hay: string, lead: string): boolean {
+  for (let at = hay.indexOf(lead); at >= 0; at = hay.indexOf(lead, at + 1)) {
+    const tail = hay.slice(at + lead.length, at + lead.length + 16);
+    if (/^[a-z_]{0,10}["'`]?[ \t]{0,4}[:=]/.test(tail)) return true;
+  }
+  return false;
+}
+
 /** The text in lower case, character for character (a few non-ASCII letters grow when lowered). */
 function lowerSameLength(text: string): string {
   const lower = text.toLowerCase();
@@ -412,7 +426,7 @@ function collect(text: string, spans: number[]): void {
     const ends: EndCache = { from: -1, at: -1 };
     if (!pairs) {
       const hay = ci ? (lower ??= lowerSameLength(text)) : text;
-      if (hay.includes(rule.lead)) scan(i, text, hay, 0, hay.length, spans, ends);
+      if (rule.assign ? assignedAfter(hay, rule.lead) : hay.includes(rule.lead)) scan(i, text, hay, 0, hay.length, spans, ends);
       continue;
     }
     let next = 0;
