@@ -68,6 +68,18 @@ test('assignments keep their name and lose their value, whatever the separator o
   for (const [input, want] of cases) assert.equal(redactText(input), want, input);
 });
 
+test('a key in prose: 40 mixed characters within 80 after "secret" or "aws", on the same line', () => {
+  const key = SAMPLES.find((x) => x.id === 'aws-key-prose')?.secret as string;
+  assert.equal(redactText(`the secret: ${key}`), `the secret: ${REDACTED}`);
+  assert.equal(redactText(`AWS creds, rotated today ${key}.`), `AWS creds, rotated today ${REDACTED}.`);
+  const far = `the secret is below ${'x '.repeat(45)}${key}`;
+  assert.equal(redactText(far), far, 'more than 80 characters away');
+  const nextLine = `the secret is\n${key}`;
+  assert.equal(redactText(nextLine), nextLine, 'on the next line');
+  const sha = `aws deploy ${fake('0123456789abcdef', 40, 500)}`;
+  assert.equal(redactText(sha), sha, 'a git sha is not a key');
+});
+
 test('URLs, headers and curl flags keep their shape', () => {
   const p = fake(AN, 12, 301);
   assert.equal(redactText(`postgres://app:${p}@db.example/x`), `postgres://app:${REDACTED}@db.example/x`);

@@ -49,6 +49,11 @@ export interface Rule {
   assign?: true;
   /** Where the match may start (the character before it): for rules whose anchor is a word. */
   start?: (text: string, at: number) => boolean;
+  /**
+   * The secret follows the match somewhere nearby: returns its span (start, end) in the text
+   * after the match's end, or null. For secrets announced in prose ("the secret key is …").
+   */
+  after?: (text: string, from: number, ahead: Ahead) => [number, number] | null;
   /** A check of a candidate's (first) secret part: runs on matches only. */
   check?: (secret: string) => boolean;
   /** The reference rules (gitleaks config/gitleaks.toml, secretlint preset-recommend). */
@@ -102,6 +107,60 @@ function secretish(s: string): boolean {
 }
 /** A 40-character cloud secret key: upper, lower and digits mixed (a git sha is lower-case hex). */
 const mixed40 = (s: string): boolean => /[A-Z]/.test(s) && /[a-z]/.test(s) && /[0-9]/.test(s);
+/** How far after "secret" / "aws" a key in prose is looked for, on the same line. */
+const PROSE_REACH = 80;
+const isKeyChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47;
+
+/**
+ * What one scan has learnt ahead of its position, so that no character is read twice: the
+ * next candidate key run (a standalone run of exactly 40 base64 characters, mixed case and
+ * digits) at or after `from`, and the next line end. Queries only move forward.
+ */
+export interface Ahead {
+  from: number;
+  /** The candidate run [run, runEnd), or run = -1: none until the end of the text. */
+  run: number;
+  runEnd: number;
+  nlFrom: number;
+  nl: number;
+}
+
+export const newAhead = (): Ahead => ({ from: -1, run: -1, runEnd: -1, nlFrom: -1, nl: -1 });
+
+function nextKeyRun(text: string, q: number, a: Ahead): void {
+  if (a.from >= 0 && a.from <= q && (a.run === -1 || q <= a.run)) return;
+  a.from = q;
+  a.run = -1;
+  let start = -1;
+  for (let i = q; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 10;
+    if (i < text.length && isKeyChar(c)) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start >= 0) {
+      const before = start > 0 ? text.charCodeAt(start - 1) : 32;
+      if (i - start === 40 && c !== 61 && before !== 61 && !isKeyChar(before) && mixed40(text.slice(start, i))) {
+        a.run = start;
+        a.runEnd = i;
+        return;
+      }
+      start = -1;
+    }
+  }
+}
+
+/** A key announced in prose: the candidate run starting within PROSE_REACH after `from`, on the same line. */
+function keyInProse(text: string, from: number, a: Ahead): [number, number] | null {
+  nextKeyRun(text, from, a);
+  if (a.run < 0 || a.run - from > PROSE_REACH) return null;
+  if (!(a.nlFrom >= 0 && a.nlFrom <= from && (a.nl === -1 || from <= a.nl))) {
+    a.nlFrom = from;
+    a.nl = text.indexOf('\n', from);
+  }
+  return a.nl >= 0 && a.nl < a.run ? null : [a.run, a.runEnd];
+}
+
 /** `Basic` credentials decode to printable `user:password`. */
 function basicPair(s: string): boolean {
   const d = Buffer.from(s, 'base64').toString('latin1');
@@ -134,7 +193,7 @@ export const RULES: readonly Rule[] = [
   // --- cloud ---------------------------------------------------------------------------
   { id: 'aws-access-key-id', ...tok('A', '(?:3T[A-Z0-9]|KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA)', AN, '[A-Z0-9]{16}(?![A-Za-z0-9])'), refs: ['gitleaks:aws-access-token', 'secretlint:aws'] },
   // A 40-character secret key in prose ("the AWS secret key is …"), up to 80 characters after the word.
-  { id: 'aws-secret-key-prose', lead: 'secret', src: 'secret[^\\n]{0,80}?(?<![A-Za-z0-9/+=])(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])', flags: 'i', check: mixed40, refs: ['secretlint:aws', 'gitleaks:generic-api-key'] },
+  { id: 'aws-secret-key-prose', lead: 'secret', src: 'secret', flags: 'i', after: keyInProse, refs: ['secretlint:aws', 'gitleaks:generic-api-key'] },
   { id: 'aws-bedrock-key', ...tok('ABSK', '', AN, '[A-Za-z0-9+/]{109,269}={0,2}'), refs: ['gitleaks:aws-amazon-bedrock-api-key-long-lived'] },
   { id: 'gcp-api-key', ...tok('AIza', '', TK, '[A-Za-z0-9_-]{35}'), refs: ['gitleaks:gcp-api-key'] },
   { id: 'azure-storage-key', lead: 'key=', src: 'key=(?<=(?:account|sharedaccess)key=)(?<s>[A-Za-z0-9+/]{20,100}={0,2})', flags: 'i', refs: ['gitleaks:generic-api-key'] },
@@ -154,7 +213,7 @@ export const RULES: readonly Rule[] = [
   { id: 'cloudflare-token', ...tok('cf', '(?:k|ut|at)_', TK, '[A-Za-z0-9]{40}[0-9a-f]{8}'), refs: ['secretlint:cloudflare'] },
   { id: 'cloudflare-origin-ca-key', ...tok('v1.0-', '', TK, '[a-f0-9]{24}-[a-f0-9]{146}'), refs: ['gitleaks:cloudflare-origin-ca-key'] },
   { id: 'heroku-api-key', ...tok('HRKU-AA', '', TK, '[0-9A-Za-z_-]{58}'), refs: ['gitleaks:heroku-api-key-v2'] },
-  { id: 'aws-key-prose', lead: 'aws', src: 'aws[^\\n]{0,80}?(?<![A-Za-z0-9/+=])(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])', flags: 'i', check: mixed40, refs: ['secretlint:aws'] },
+  { id: 'aws-key-prose', lead: 'aws', src: 'aws', flags: 'i', after: keyInProse, refs: ['secretlint:aws'] },
   { id: 'flyio-token', ...tok('fo1_', '', TK, '[A-Za-z0-9_-]{43}'), refs: ['gitleaks:flyio-access-token'] },
   { id: 'flyio-macaroon', ...tok('fm', '(?:1[ar]|2)_', TK, '[A-Za-z0-9+/]{100,400}={0,3}'), refs: ['gitleaks:flyio-access-token'] },
   { id: 'vercel-token', ...tok('vc', '[pikar]_', TK, '[A-Za-z0-9]{20,60}'), refs: ['secretlint:vercel'] },
@@ -383,7 +442,7 @@ function lowerSameLength(text: string): string {
  * Scans `hay` with rule i from `from` for matches starting before `until`; adds their secret
  * spans. Returns where the rule's next scan must start (never before: scans move forward).
  */
-function scan(i: number, text: string, hay: string, from: number, until: number, spans: number[], ends: EndCache): number {
+function scan(i: number, text: string, hay: string, from: number, until: number, spans: number[], ends: EndCache, ahead: Ahead): number {
   const rule = RULES[i];
   const re = regexOf(i);
   re.lastIndex = from;
@@ -393,6 +452,12 @@ function scan(i: number, text: string, hay: string, from: number, until: number,
     let end = start + m[0].length;
     if (rule.start && !rule.start(text, start)) {
       re.lastIndex = start + 1;
+      continue;
+    }
+    if (rule.after) {
+      const found = rule.after(text, end, ahead);
+      if (found) spans.push(found[0], found[1]);
+      re.lastIndex = found ? found[1] : end;
       continue;
     }
     if (i === 0) {
@@ -424,9 +489,10 @@ function collect(text: string, spans: number[]): void {
     const rule = RULES[i];
     const ci = rule.flags === 'i';
     const ends: EndCache = { from: -1, at: -1 };
+    const ahead = newAhead();
     if (!pairs) {
       const hay = ci ? (lower ??= lowerSameLength(text)) : text;
-      if (rule.assign ? assignedAfter(hay, rule.lead) : hay.includes(rule.lead)) scan(i, text, hay, 0, hay.length, spans, ends);
+      if (rule.assign ? assignedAfter(hay, rule.lead) : hay.includes(rule.lead)) scan(i, text, hay, 0, hay.length, spans, ends, ahead);
       continue;
     }
     let next = 0;
@@ -434,7 +500,7 @@ function collect(text: string, spans: number[]): void {
       const until = (k + 1) * CHUNK_CHARS;
       if (next >= until || !pairsPresent(rule.lead, pairs[k], ci)) continue;
       const hay = ci ? (lower ??= lowerSameLength(text)) : text;
-      next = scan(i, text, hay, Math.max(next, k * CHUNK_CHARS), until, spans, ends);
+      next = scan(i, text, hay, Math.max(next, k * CHUNK_CHARS), until, spans, ends, ahead);
     }
   }
 }
