@@ -4,7 +4,7 @@
 // Speed is the bench's business (redact.worst), never asserted here.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PEM_MAX_CHARS, REDACTED, RULES, redactDefault, redactText, redactValue, userPattern } from '../src/core/redact.ts';
+import { CHUNK_CHARS, LEAD_REACH, PEM_MAX_CHARS, REDACTED, RULES, redactDefault, redactText, redactValue, userPattern } from '../src/core/redact.ts';
 import { AN, NEAR_MISSES, SAMPLES, fake } from './fixtures/secret-samples.ts';
 
 test('the table: unique ids, each with a reference rule and a sample', () => {
@@ -14,6 +14,7 @@ test('the table: unique ids, each with a reference rule and a sample', () => {
   for (const r of RULES) {
     assert.ok(r.refs.length > 0 && r.refs.every((x) => /^(gitleaks|secretlint):[a-z0-9-]+$/.test(x)), `${r.id}: reference rules`);
     assert.ok(sampled.has(r.id), `${r.id} has a sample`);
+    assert.ok(r.lead.length <= LEAD_REACH, `${r.id}: its lead fits the chunk overlap`);
     if (r.flags === 'i') {
       // An i rule runs on lower-cased text: outside character classes it has no capital.
       assert.equal(r.lead ?? '', (r.lead ?? '').toLowerCase(), `${r.id}: lead in lower case`);
@@ -67,6 +68,18 @@ test('assignments keep their name and lose their value, whatever the separator o
   for (const [input, want] of cases) assert.equal(redactText(input), want, input);
 });
 
+test('a key in prose: 40 mixed characters within 80 after "secret" or "aws", on the same line', () => {
+  const key = SAMPLES.find((x) => x.id === 'aws-key-prose')?.secret as string;
+  assert.equal(redactText(`the secret: ${key}`), `the secret: ${REDACTED}`);
+  assert.equal(redactText(`AWS creds, rotated today ${key}.`), `AWS creds, rotated today ${REDACTED}.`);
+  const far = `the secret is below ${'x '.repeat(45)}${key}`;
+  assert.equal(redactText(far), far, 'more than 80 characters away');
+  const nextLine = `the secret is\n${key}`;
+  assert.equal(redactText(nextLine), nextLine, 'on the next line');
+  const sha = `aws deploy ${fake('0123456789abcdef', 40, 500)}`;
+  assert.equal(redactText(sha), sha, 'a git sha is not a key');
+});
+
 test('URLs, headers and curl flags keep their shape', () => {
   const p = fake(AN, 12, 301);
   assert.equal(redactText(`postgres://app:${p}@db.example/x`), `postgres://app:${REDACTED}@db.example/x`);
@@ -116,6 +129,20 @@ test('a 10 MB payload is scanned whole: secrets anywhere are caught', () => {
   assert.ok(!out.text.includes(gh));
   assert.equal(out.text.split(REDACTED).length - 1, 4);
   assert.equal(out.nested[0].key, REDACTED);
+});
+
+test('a long text is read in chunks: a secret whose lead straddles a chunk border is still caught', () => {
+  const filler = 'plain words for the filler, nothing to see here. ';
+  const pad = filler.repeat(Math.ceil((2 * CHUNK_CHARS) / filler.length));
+  for (const s of SAMPLES) {
+    const at = s.text.indexOf(s.secret);
+    for (const d of [1, 3, 9]) {
+      // The secret starts d characters before the border of the second chunk.
+      const head = `${pad.slice(0, 2 * CHUNK_CHARS - d - at - 1)}\n`;
+      const r = redactDefault(`${head}${s.text}\n${pad}`);
+      assert.ok(!r.text.includes(s.secret), `${s.id} at border - ${d}`);
+    }
+  }
 });
 
 test('user patterns (session redact) replace their matches only, not the default rules', () => {

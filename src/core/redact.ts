@@ -34,7 +34,7 @@ export interface Rule {
    * A literal every match contains (lower case for `i` rules): a text without it skips the
    * rule, which is then never even compiled (most prompts pay for a handful of rules).
    */
-  lead?: string;
+  lead: string;
   /**
    * `i`: the rule ignores case (keywords such as `password`, `Authorization`). Its source is
    * written in lower case and runs on a lower-cased copy of the text (same length, so the
@@ -42,8 +42,18 @@ export interface Rule {
    * cannot afford that.
    */
   flags?: 'i';
+  /**
+   * The lead is a name followed by `=` or `:` (generic assignments): a short text whose lead
+   * never comes before a separator skips the rule without compiling it.
+   */
+  assign?: true;
   /** Where the match may start (the character before it): for rules whose anchor is a word. */
   start?: (text: string, at: number) => boolean;
+  /**
+   * The secret follows the match somewhere nearby: returns its span (start, end) in the text
+   * after the match's end, or null. For secrets announced in prose ("the secret key is …").
+   */
+  after?: (text: string, from: number, ahead: Ahead) => [number, number] | null;
   /** A check of a candidate's (first) secret part: runs on matches only. */
   check?: (secret: string) => boolean;
   /** The reference rules (gitleaks config/gitleaks.toml, secretlint preset-recommend). */
@@ -97,6 +107,60 @@ function secretish(s: string): boolean {
 }
 /** A 40-character cloud secret key: upper, lower and digits mixed (a git sha is lower-case hex). */
 const mixed40 = (s: string): boolean => /[A-Z]/.test(s) && /[a-z]/.test(s) && /[0-9]/.test(s);
+/** How far after "secret" / "aws" a key in prose is looked for, on the same line. */
+const PROSE_REACH = 80;
+const isKeyChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47;
+
+/**
+ * What one scan has learnt ahead of its position, so that no character is read twice: the
+ * next candidate key run (a standalone run of exactly 40 base64 characters, mixed case and
+ * digits) at or after `from`, and the next line end. Queries only move forward.
+ */
+export interface Ahead {
+  from: number;
+  /** The candidate run [run, runEnd), or run = -1: none until the end of the text. */
+  run: number;
+  runEnd: number;
+  nlFrom: number;
+  nl: number;
+}
+
+export const newAhead = (): Ahead => ({ from: -1, run: -1, runEnd: -1, nlFrom: -1, nl: -1 });
+
+function nextKeyRun(text: string, q: number, a: Ahead): void {
+  if (a.from >= 0 && a.from <= q && (a.run === -1 || q <= a.run)) return;
+  a.from = q;
+  a.run = -1;
+  let start = -1;
+  for (let i = q; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 10;
+    if (i < text.length && isKeyChar(c)) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start >= 0) {
+      const before = start > 0 ? text.charCodeAt(start - 1) : 32;
+      if (i - start === 40 && c !== 61 && before !== 61 && !isKeyChar(before) && mixed40(text.slice(start, i))) {
+        a.run = start;
+        a.runEnd = i;
+        return;
+      }
+      start = -1;
+    }
+  }
+}
+
+/** A key announced in prose: the candidate run starting within PROSE_REACH after `from`, on the same line. */
+function keyInProse(text: string, from: number, a: Ahead): [number, number] | null {
+  nextKeyRun(text, from, a);
+  if (a.run < 0 || a.run - from > PROSE_REACH) return null;
+  if (!(a.nlFrom >= 0 && a.nlFrom <= from && (a.nl === -1 || from <= a.nl))) {
+    a.nlFrom = from;
+    a.nl = text.indexOf('\n', from);
+  }
+  return a.nl >= 0 && a.nl < a.run ? null : [a.run, a.runEnd];
+}
+
 /** `Basic` credentials decode to printable `user:password`. */
 function basicPair(s: string): boolean {
   const d = Buffer.from(s, 'base64').toString('latin1');
@@ -129,18 +193,29 @@ export const RULES: readonly Rule[] = [
   // --- cloud ---------------------------------------------------------------------------
   { id: 'aws-access-key-id', ...tok('A', '(?:3T[A-Z0-9]|KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA)', AN, '[A-Z0-9]{16}(?![A-Za-z0-9])'), refs: ['gitleaks:aws-access-token', 'secretlint:aws'] },
   // A 40-character secret key in prose ("the AWS secret key is …"), up to 80 characters after the word.
-  { id: 'aws-secret-key-prose', src: '(?:secret|aws)[^\\n]{0,80}?(?<![A-Za-z0-9/+=])(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])', flags: 'i', check: mixed40, refs: ['secretlint:aws', 'gitleaks:generic-api-key'] },
+  { id: 'aws-secret-key-prose', lead: 'secret', src: 'secret', flags: 'i', after: keyInProse, refs: ['secretlint:aws', 'gitleaks:generic-api-key'] },
   { id: 'aws-bedrock-key', ...tok('ABSK', '', AN, '[A-Za-z0-9+/]{109,269}={0,2}'), refs: ['gitleaks:aws-amazon-bedrock-api-key-long-lived'] },
   { id: 'gcp-api-key', ...tok('AIza', '', TK, '[A-Za-z0-9_-]{35}'), refs: ['gitleaks:gcp-api-key'] },
   { id: 'azure-storage-key', lead: 'key=', src: 'key=(?<=(?:account|sharedaccess)key=)(?<s>[A-Za-z0-9+/]{20,100}={0,2})', flags: 'i', refs: ['gitleaks:generic-api-key'] },
   { id: 'azure-sas-signature', lead: 'sig=', src: 'sig=(?<=[?&;]sig=)(?<s>[A-Za-z0-9%+/=]{16,200})', refs: ['gitleaks:generic-api-key'] },
   { id: 'azure-ad-client-secret', lead: 'Q~', src: 'Q~(?<=(?<![A-Za-z0-9_~.])(?<s>[A-Za-z0-9_~.]{3}[0-9]Q~))(?<s2>[A-Za-z0-9_~.-]{31,34})', refs: ['gitleaks:azure-ad-client-secret'] },
+  { id: 'aws-bedrock-short-lived-key', ...tok('bedrock-api-key-', '', TK, '[A-Za-z0-9+/=_-]{20,2000}'), refs: ['gitleaks:aws-amazon-bedrock-api-key-short-lived'] },
+  { id: 'clickhouse-secret-key', ...tok('4b1d', '', AN, '[A-Za-z0-9]{38}(?![A-Za-z0-9])'), refs: ['gitleaks:clickhouse-cloud-api-secret-key'] },
+  { id: 'adobe-client-secret', ...tok('p8e-', '', TK, '[A-Za-z0-9]{32}'), refs: ['gitleaks:adobe-client-secret'] },
+  {
+    id: 'authress-key',
+    lead: '.acc',
+    src: '\\.acc[_-](?<=(?<![A-Za-z0-9_])(?<s>(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-]))(?<s2>[A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120})',
+    refs: ['gitleaks:authress-service-client-access-key'],
+  },
   { id: 'alibaba-access-key-id', ...tok('LTAI', '', AN, '[A-Za-z0-9]{20}'), refs: ['gitleaks:alibaba-access-key-id'] },
   { id: 'digitalocean-token', ...tok('_v1_', '', TK, '[a-f0-9]{64}', 'do[opr]'), refs: ['gitleaks:digitalocean-access-token', 'gitleaks:digitalocean-pat', 'gitleaks:digitalocean-refresh-token'] },
   { id: 'cloudflare-token', ...tok('cf', '(?:k|ut|at)_', TK, '[A-Za-z0-9]{40}[0-9a-f]{8}'), refs: ['secretlint:cloudflare'] },
   { id: 'cloudflare-origin-ca-key', ...tok('v1.0-', '', TK, '[a-f0-9]{24}-[a-f0-9]{146}'), refs: ['gitleaks:cloudflare-origin-ca-key'] },
   { id: 'heroku-api-key', ...tok('HRKU-AA', '', TK, '[0-9A-Za-z_-]{58}'), refs: ['gitleaks:heroku-api-key-v2'] },
-  { id: 'flyio-token', ...tok('f', '(?:o1_|m1[ar]_|m2_)', TK, '[A-Za-z0-9+/_-]{43,400}={0,3}'), refs: ['gitleaks:flyio-access-token'] },
+  { id: 'aws-key-prose', lead: 'aws', src: 'aws', flags: 'i', after: keyInProse, refs: ['secretlint:aws'] },
+  { id: 'flyio-token', ...tok('fo1_', '', TK, '[A-Za-z0-9_-]{43}'), refs: ['gitleaks:flyio-access-token'] },
+  { id: 'flyio-macaroon', ...tok('fm', '(?:1[ar]|2)_', TK, '[A-Za-z0-9+/]{100,400}={0,3}'), refs: ['gitleaks:flyio-access-token'] },
   { id: 'vercel-token', ...tok('vc', '[pikar]_', TK, '[A-Za-z0-9]{20,60}'), refs: ['secretlint:vercel'] },
   { id: 'tailscale-key', ...tok('tskey-', '', TK, '[a-z]{2,20}-[0-9A-Za-z_]{8,40}-[0-9A-Za-z_]{16,60}'), refs: ['secretlint:tailscale'] },
   { id: 'hashicorp-vault-token', ...tok('hv', '[sbr]\\.', TK, '[A-Za-z0-9_-]{90,300}'), refs: ['gitleaks:vault-service-token', 'gitleaks:vault-batch-token', 'secretlint:hashicorp-vault'] },
@@ -161,11 +236,12 @@ export const RULES: readonly Rule[] = [
   { id: 'flutterwave-key', ...tok('FLW', '(?:SECK_TEST-|SECK-|PUBK_TEST-)', TK, '[a-hA-H0-9]{12,32}(?:-X)?'), refs: ['gitleaks:flutterwave-secret-key', 'gitleaks:flutterwave-encryption-key', 'gitleaks:flutterwave-public-key'] },
   { id: 'duffel-token', ...tok('duffel_', '(?:test|live)_', TK, '[A-Za-z0-9_=-]{43}'), refs: ['gitleaks:duffel-api-token'] },
   { id: 'easypost-token', ...tok('EZ', '[AT]K', AN, '[A-Za-z0-9]{54}'), refs: ['gitleaks:easypost-api-token', 'gitleaks:easypost-test-api-token'] },
+  { id: 'plaid-token', ...tok('access-', '(?:sandbox|development|production)-', TK, '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'), refs: ['gitleaks:plaid-api-token'] },
   { id: 'shippo-token', ...tok('shippo_', '(?:live|test)_', TK, '[a-fA-F0-9]{40}'), refs: ['gitleaks:shippo-api-token'] },
   // --- source hosts, CI, registries ---------------------------------------------------------
   { id: 'github-token', ...tok('gh', '[pousr]_', TK, '[A-Za-z0-9_]{36,255}'), refs: ['gitleaks:github-pat', 'gitleaks:github-oauth', 'gitleaks:github-app-token', 'gitleaks:github-refresh-token', 'secretlint:github'] },
   { id: 'github-fine-grained-pat', ...tok('github_pat_', '', TK, '[A-Za-z0-9_]{22,255}'), refs: ['gitleaks:github-fine-grained-pat', 'secretlint:github'] },
-  { id: 'gitlab-token', ...tok('gl', '(?:pat|dt|ffct|ft|imt|agent|oas|ptt|rt|soat|cbt)-', TK, '[A-Za-z0-9_.-]{20,300}'), refs: ['gitleaks:gitlab-pat', 'gitleaks:gitlab-pat-routable', 'gitleaks:gitlab-deploy-token', 'gitleaks:gitlab-feature-flag-client-token', 'gitleaks:gitlab-feed-token', 'gitleaks:gitlab-incoming-mail-token', 'gitleaks:gitlab-kubernetes-agent-token', 'gitleaks:gitlab-oauth-app-secret', 'gitleaks:gitlab-ptt', 'gitleaks:gitlab-runner-authentication-token', 'gitleaks:gitlab-scim-token', 'gitleaks:gitlab-cicd-job-token', 'secretlint:gitlab'] },
+  { id: 'gitlab-token', ...tok('gl', '(?:pat|dt|ffct|ft|imt|agent|oas|ptt|rt|soat|cbt)-', TK, '[A-Za-z0-9_.-]{20,300}'), refs: ['gitleaks:gitlab-pat', 'gitleaks:gitlab-pat-routable', 'gitleaks:gitlab-deploy-token', 'gitleaks:gitlab-feature-flag-client-token', 'gitleaks:gitlab-feed-token', 'gitleaks:gitlab-incoming-mail-token', 'gitleaks:gitlab-kubernetes-agent-token', 'gitleaks:gitlab-oauth-app-secret', 'gitleaks:gitlab-ptt', 'gitleaks:gitlab-runner-authentication-token', 'gitleaks:gitlab-scim-token', 'gitleaks:gitlab-cicd-job-token', 'gitleaks:gitlab-runner-authentication-token-routable', 'secretlint:gitlab'] },
   { id: 'gitlab-runner-registration', ...tok('GR1348941', '', TK, '[A-Za-z0-9_-]{20}'), refs: ['gitleaks:gitlab-rrt'] },
   { id: 'gitlab-session-cookie', lead: '_gitlab_session=', src: '_gitlab_session=(?<s>[0-9a-z]{32})', refs: ['gitleaks:gitlab-session-cookie'] },
   { id: 'npm-token', ...tok('npm_', '', TK, '[A-Za-z0-9]{36}'), refs: ['gitleaks:npm-access-token', 'secretlint:npm'] },
@@ -182,9 +258,13 @@ export const RULES: readonly Rule[] = [
   { id: 'scalingo-token', ...tok('tk-us-', '', TK, '[A-Za-z0-9_-]{48}'), refs: ['gitleaks:scalingo-api-token'] },
   { id: 'infracost-token', ...tok('ico-', '', TK, '[A-Za-z0-9]{32}'), refs: ['gitleaks:infracost-api-token'] },
   { id: 'harness-token', ...tok('at.', '', TK, '[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}', '[ps]'), refs: ['gitleaks:harness-api-key'] },
+  { id: 'settlemint-token', ...tok('sm_', '(?:aat|pat|sat)_', TK, '[A-Za-z0-9]{16}'), refs: ['gitleaks:settlemint-application-access-token', 'gitleaks:settlemint-personal-access-token', 'gitleaks:settlemint-service-access-token'] },
+  { id: 'intra42-secret', ...tok('s-s4t2', '(?:ud|af)-', TK, '[a-f0-9]{64}'), refs: ['gitleaks:intra42-client-secret'] },
+  { id: 'airtable-token', ...tok('pat', '', AN, '[A-Za-z0-9]{14}\\.[a-f0-9]{64}'), refs: ['gitleaks:airtable-personnal-access-token'] },
   { id: 'sourcegraph-token', ...tok('sgp_', '', TK, '(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}'), refs: ['gitleaks:sourcegraph-access-token'] },
   // --- chat, collaboration ----------------------------------------------------------------
-  { id: 'slack-token', ...tok('x', '(?:ox[abposre]-|app-|oxe\\.xox[bp]-)', TK, '[A-Za-z0-9-]{10,250}'), refs: ['gitleaks:slack-bot-token', 'gitleaks:slack-user-token', 'gitleaks:slack-app-token', 'gitleaks:slack-legacy-token', 'gitleaks:slack-legacy-bot-token', 'gitleaks:slack-legacy-workspace-token', 'gitleaks:slack-config-access-token', 'gitleaks:slack-config-refresh-token', 'secretlint:slack'] },
+  { id: 'slack-app-token', ...tok('xapp-', '', TK, '[0-9]-[A-Za-z0-9-]{10,250}'), refs: ['gitleaks:slack-app-token', 'secretlint:slack'] },
+  { id: 'slack-token', ...tok('xox', '(?:[abposre]-|e\\.xox[bp]-)', TK, '[A-Za-z0-9-]{10,250}'), refs: ['gitleaks:slack-bot-token', 'gitleaks:slack-user-token', 'gitleaks:slack-app-token', 'gitleaks:slack-legacy-token', 'gitleaks:slack-legacy-bot-token', 'gitleaks:slack-legacy-workspace-token', 'gitleaks:slack-config-access-token', 'gitleaks:slack-config-refresh-token', 'secretlint:slack'] },
   { id: 'slack-webhook', lead: 'hooks.slack.com/', src: 'hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,120})', refs: ['gitleaks:slack-webhook-url', 'secretlint:slack'] },
   { id: 'teams-webhook', lead: '.webhook.office.com/', src: '\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@/-]{40,300})', refs: ['gitleaks:microsoft-teams-webhook'] },
   { id: 'telegram-bot-token', lead: ':A', src: ':A(?<=(?<![0-9])(?<s>[0-9]{5,16}:A))(?<s2>[A-Za-z0-9_-]{34})(?![A-Za-z0-9_-])', refs: ['gitleaks:telegram-bot-api-token'] },
@@ -195,6 +275,7 @@ export const RULES: readonly Rule[] = [
   { id: 'postman-token', ...tok('PMAK-', '', TK, '[a-fA-F0-9]{24}-[a-fA-F0-9]{34}'), refs: ['gitleaks:postman-api-token'] },
   { id: 'typeform-token', ...tok('tfp_', '', TK, '[A-Za-z0-9_.=-]{59}'), refs: ['gitleaks:typeform-api-token'] },
   { id: 'frameio-token', ...tok('fio-u-', '', TK, '[A-Za-z0-9_=-]{64}'), refs: ['gitleaks:frameio-api-token'] },
+  { id: 'facebook-access-token', lead: '|', src: '\\|(?<=(?<![0-9])(?<s>[0-9]{15,16}\\|))(?<s2>[A-Za-z0-9_-]{27,40})', refs: ['gitleaks:facebook-access-token'] },
   { id: 'facebook-page-token', ...tok('EAA', '[MC]', AN, '[A-Za-z0-9]{100,400}'), refs: ['gitleaks:facebook-page-access-token'] },
   { id: 'onepassword-token', ...tok('ops_eyJ', '', TK, '[A-Za-z0-9+/]{100,1280}={0,3}'), refs: ['gitleaks:1password-service-account-token', 'secretlint:1password'] },
   { id: 'onepassword-secret-key', ...tok('A3-', '', TK, '[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}'), refs: ['gitleaks:1password-secret-key'] },
@@ -233,12 +314,12 @@ export const RULES: readonly Rule[] = [
   { id: 'curl-user', lead: '-u', src: '(?:-u|--user)[ =]{1,3}["\']?[^\\s:"\']{1,100}:(?<s>[^\\s"\']{3,200})', start: flagStart, refs: ['gitleaks:curl-auth-user'] },
   { id: 'url-password', lead: '://', src: '://[^\\s:/@]{1,256}:(?<s>[^\\s@/]{1,256})(?=@)', refs: ['secretlint:basicauth', 'secretlint:database-connection-string', 'gitleaks:sidekiq-sensitive-url'] },
   { id: 'nuget-password', lead: '<add key=', src: '<add key="(?:cleartext)?password"\\s{0,4}value="(?<s>[^"\\n]{1,300})(?=")', flags: 'i', refs: ['gitleaks:nuget-config-password'] },
-  { id: 'generic-password', lead: 'pass', src: `pass(?:word|wd|phrase)?${SEP}${value(4)}`, flags: 'i', start: nameSegment, refs: ['gitleaks:generic-api-key', 'gitleaks:hashicorp-tf-password'] },
-  { id: 'generic-pwd', lead: 'pwd', src: `pwd${SEP}${value(4)}`, flags: 'i', start: nameSegment, refs: ['gitleaks:generic-api-key'] },
-  { id: 'generic-key', lead: 'key', src: `key${SEP}${value(8)}`, flags: 'i', start: keyName, check: secretish, refs: ['gitleaks:generic-api-key', 'secretlint:aws'] },
-  { id: 'generic-token', lead: 'token', src: `token${SEP}${value(8)}`, flags: 'i', start: keyName, check: secretish, refs: ['gitleaks:generic-api-key'] },
-  { id: 'generic-secret', lead: 'secret', src: `secret${SEP}${value(8)}`, flags: 'i', start: keyName, check: secretish, refs: ['gitleaks:generic-api-key'] },
-  { id: 'generic-credential', lead: 'cred', src: `cred(?:entials?|s)${SEP}${value(8)}`, flags: 'i', start: nameSegment, check: secretish, refs: ['gitleaks:generic-api-key'] },
+  { id: 'generic-password', assign: true, lead: 'pass', src: `pass(?:word|wd|phrase)?${SEP}${value(4)}`, flags: 'i', start: nameSegment, refs: ['gitleaks:generic-api-key', 'gitleaks:hashicorp-tf-password'] },
+  { id: 'generic-pwd', assign: true, lead: 'pwd', src: `pwd${SEP}${value(4)}`, flags: 'i', start: nameSegment, refs: ['gitleaks:generic-api-key'] },
+  { id: 'generic-key', assign: true, lead: 'key', src: `key${SEP}${value(8)}`, flags: 'i', start: keyName, check: secretish, refs: ['gitleaks:generic-api-key', 'gitleaks:freemius-secret-key', 'secretlint:aws'] },
+  { id: 'generic-token', assign: true, lead: 'token', src: `token${SEP}${value(8)}`, flags: 'i', start: keyName, check: secretish, refs: ['gitleaks:generic-api-key'] },
+  { id: 'generic-secret', assign: true, lead: 'secret', src: `secret${SEP}${value(8)}`, flags: 'i', start: keyName, check: secretish, refs: ['gitleaks:generic-api-key'] },
+  { id: 'generic-credential', assign: true, lead: 'cred', src: `cred(?:entials?|s)${SEP}${value(8)}`, flags: 'i', start: nameSegment, check: secretish, refs: ['gitleaks:generic-api-key'] },
 ];
 
 /** A PEM block longer than this is not taken whole: its header and base64 body are redacted. */
@@ -288,46 +369,138 @@ function regexOf(i: number): RegExp {
   return re;
 }
 
+/** Up to this length a text is searched for each rule's lead directly (includes). */
+const PAIRS_FROM_CHARS = 4096;
+/** A longer text is read in chunks of this size; each rule scans only the chunks that may hold its lead. */
+export const CHUNK_CHARS = 32 * 1024;
+/** The longest lead: a chunk's pairs run this far into the next one, so a lead across the cut is seen. */
+export const LEAD_REACH = 32;
+
+
+/**
+ * One linear pass over a long text: which character pairs each chunk holds. A rule whose
+ * lead has a pair a chunk lacks skips that chunk, so dense prefixes of one rule (the
+ * adversarial case) cost the other rules nothing, and a rule never scans the whole text
+ * for a lead that occurs in one place.
+ */
+function chunkPairsOf(text: string): Uint32Array[] {
+  const n = Math.ceil(text.length / CHUNK_CHARS);
+  const sets: Uint32Array[] = [];
+  for (let k = 0; k < n; k++) {
+    const set = new Uint32Array(512);
+    const to = Math.min(text.length, (k + 1) * CHUNK_CHARS + LEAD_REACH);
+    let prev = text.charCodeAt(k * CHUNK_CHARS);
+    for (let i = k * CHUNK_CHARS + 1; i < to; i++) {
+      const c = text.charCodeAt(i);
+      if ((prev | c) < 128) {
+        const x = (prev << 7) | c;
+        set[x >>> 5] |= 1 << (x & 31);
+      }
+      prev = c;
+    }
+    sets.push(set);
+  }
+  return sets;
+}
+
+const has = (set: Uint32Array, a: number, b: number): boolean => {
+  const x = (a << 7) | b;
+  return (set[x >>> 5] & (1 << (x & 31))) !== 0;
+};
+const upper = (c: number): number => (c >= 97 && c <= 122 ? c - 32 : c);
+
+/** Whether every pair of adjacent characters of `lead` occurs in a chunk, in any case when `ci`. */
+function pairsPresent(lead: string, set: Uint32Array, ci: boolean): boolean {
+  for (let i = 1; i < lead.length; i++) {
+    const a = lead.charCodeAt(i - 1);
+    const b = lead.charCodeAt(i);
+    if (has(set, a, b)) continue;
+    if (!ci) return false;
+    const A = upper(a);
+    const B = upper(b);
+    if (!has(set, A, b) && !has(set, a, B) && !has(set, A, B)) return false;
+  }
+  return true;
+}
+
+/** Whether `lead` occurs followed (after at most 5 quotes, spaces or letters of a longer word) by `=` or `:`. */
+function assignedAfter(hay: string, lead: string): boolean {
+  for (let at = hay.indexOf(lead); at >= 0; at = hay.indexOf(lead, at + 1)) {
+    const tail = hay.slice(at + lead.length, at + lead.length + 16);
+    if (/^[a-z_]{0,10}["'`]?[ \t]{0,4}[:=]/.test(tail)) return true;
+  }
+  return false;
+}
+
 /** The text in lower case, character for character (a few non-ASCII letters grow when lowered). */
 function lowerSameLength(text: string): string {
   const lower = text.toLowerCase();
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 }
 
+/**
+ * Scans `hay` with rule i from `from` for matches starting before `until`; adds their secret
+ * spans. Returns where the rule's next scan must start (never before: scans move forward).
+ */
+function scan(i: number, text: string, hay: string, from: number, until: number, spans: number[], ends: EndCache, ahead: Ahead): number {
+  const rule = RULES[i];
+  const re = regexOf(i);
+  re.lastIndex = from;
+  for (let m = re.exec(hay); m !== null; m = re.exec(hay)) {
+    const start = m.index;
+    if (start >= until) return start;
+    let end = start + m[0].length;
+    if (rule.start && !rule.start(text, start)) {
+      re.lastIndex = start + 1;
+      continue;
+    }
+    if (rule.after) {
+      const found = rule.after(text, end, ahead);
+      if (found) spans.push(found[0], found[1]);
+      re.lastIndex = found ? found[1] : end;
+      continue;
+    }
+    if (i === 0) {
+      // private-key: the header opens a block that runs to its END line.
+      end = pemEnd(text, end, ends);
+      spans.push(start, end);
+      re.lastIndex = end;
+      continue;
+    }
+    let len = 0;
+    for (let g = 1; g < m.length; g++) len += m[g]?.length ?? 0;
+    const at = len > 0 ? end - len : start;
+    const secret = text.slice(at, end);
+    if (secret === REDACTED || (rule.check && !rule.check(secret))) {
+      re.lastIndex = start + 1;
+      continue;
+    }
+    spans.push(at, end);
+    re.lastIndex = end;
+  }
+  return hay.length;
+}
+
 /** Adds the secret spans (start, end pairs) every rule finds in the text (the i rules read it lower-cased). */
 function collect(text: string, spans: number[]): void {
   let lower: string | undefined;
+  const pairs = text.length > PAIRS_FROM_CHARS ? chunkPairsOf(text) : null;
   for (let i = 0; i < RULES.length; i++) {
     const rule = RULES[i];
-    const hay = rule.flags === 'i' ? (lower ??= lowerSameLength(text)) : text;
-    if (rule.lead !== undefined && !hay.includes(rule.lead)) continue;
-    const re = regexOf(i);
+    const ci = rule.flags === 'i';
     const ends: EndCache = { from: -1, at: -1 };
-    re.lastIndex = 0;
-    for (let m = re.exec(hay); m !== null; m = re.exec(hay)) {
-      const start = m.index;
-      let end = start + m[0].length;
-      if (rule.start && !rule.start(text, start)) {
-        re.lastIndex = start + 1;
-        continue;
-      }
-      if (i === 0) {
-        // private-key: the header opens a block that runs to its END line.
-        end = pemEnd(text, end, ends);
-        spans.push(start, end);
-        re.lastIndex = end;
-        continue;
-      }
-      let len = 0;
-      for (let g = 1; g < m.length; g++) len += m[g]?.length ?? 0;
-      const from = len > 0 ? end - len : start;
-      const secret = text.slice(from, end);
-      if (secret === REDACTED || (rule.check && !rule.check(secret))) {
-        re.lastIndex = start + 1;
-        continue;
-      }
-      spans.push(from, end);
-      re.lastIndex = end;
+    const ahead = newAhead();
+    if (!pairs) {
+      const hay = ci ? (lower ??= lowerSameLength(text)) : text;
+      if (rule.assign ? assignedAfter(hay, rule.lead) : hay.includes(rule.lead)) scan(i, text, hay, 0, hay.length, spans, ends, ahead);
+      continue;
+    }
+    let next = 0;
+    for (let k = 0; k < pairs.length; k++) {
+      const until = (k + 1) * CHUNK_CHARS;
+      if (next >= until || !pairsPresent(rule.lead, pairs[k], ci)) continue;
+      const hay = ci ? (lower ??= lowerSameLength(text)) : text;
+      next = scan(i, text, hay, Math.max(next, k * CHUNK_CHARS), until, spans, ends, ahead);
     }
   }
 }
