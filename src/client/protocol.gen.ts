@@ -35,13 +35,13 @@ export type ProjectListParams = Record<string, never>;
 
 /** `project/list` result. */
 export type ProjectListResult = {
-  data: {
+  data: ({
     id: string;
     path: string;
     source: "manual" | "discovered";
     trust: "trusted" | "untrusted";
     sessions: number;
-  }[];
+  })[];
 };
 
 /** `thread/list` params. */
@@ -58,7 +58,7 @@ export type ThreadListParams = {
 
 /** `thread/list` result. */
 export type ThreadListResult = {
-  data: {
+  data: ({
     id: string;
     state: "active" | "suspended" | "archived";
     title: string;
@@ -69,7 +69,7 @@ export type ThreadListResult = {
     events: number;
     last_seq: number;
     pointer_status: string | null;
-    open_episode: {
+    open_episode: ({
       episode: string;
       provider: string;
       provider_session_id: string;
@@ -78,17 +78,17 @@ export type ThreadListResult = {
       opened_seq: number;
       context_file: string | null;
       prompts: number;
-    } | null;
+    }) | null;
     open_episodes: number;
-    corrupt: {
+    corrupt: ({
       line: number;
       reason: string;
-    } | null;
-    conflict: {
+    }) | null;
+    conflict: ({
       detected_at: string;
       detail: string;
-    } | null;
-  }[];
+    }) | null;
+  })[];
   nextCursor: string | null;
 };
 
@@ -116,11 +116,11 @@ export type ThreadReadResult = {
       task_id: string | null;
       parent_session: string | null;
       allowed_runtimes: string[];
-      workspace: {
+      workspace: ({
         cwd: string;
         git_root?: string;
         git_branch?: string;
-      } | null;
+      }) | null;
       status: {
         state: "active" | "suspended" | "archived";
         last_event_seq: number;
@@ -128,7 +128,7 @@ export type ThreadReadResult = {
         last_touched_at: string;
       };
     };
-    lease: {
+    lease: ({
       holder: {
         surface: string;
         instance_id: string;
@@ -140,12 +140,12 @@ export type ThreadReadResult = {
         renew_count: number;
       };
       valid: boolean;
-    } | null;
-    pointer: {
+    }) | null;
+    pointer: ({
       status: string;
       revision: number;
-    } | null;
-    openEpisodes: {
+    }) | null;
+    openEpisodes: ({
       episode: string;
       provider: string;
       provider_session_id: string;
@@ -154,8 +154,8 @@ export type ThreadReadResult = {
       opened_seq: number;
       context_file: string | null;
       prompts: number;
-    }[];
-    refs: {
+    })[];
+    refs: ({
       source: string;
       target: string;
       source_version: number;
@@ -170,12 +170,12 @@ export type ThreadReadResult = {
       bytes: number;
       state: "fresh" | "expired" | "stale";
       current_version: number;
-    }[];
+    })[];
     /** this server's workspace for the thread (thread/resume's workspacePath); never the session's origin */
     workspaceOverride: string | null;
   };
   events?: {
-    events: {
+    events: ((({
       seq: number;
       ts: string;
       type: "session.created";
@@ -194,7 +194,7 @@ export type ThreadReadResult = {
         created_by: string;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "session.updated";
@@ -206,7 +206,7 @@ export type ThreadReadResult = {
         allowed_runtimes?: string[];
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "session.resumed";
@@ -217,7 +217,7 @@ export type ThreadReadResult = {
         workspace_override?: string;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "session.suspended";
@@ -227,7 +227,7 @@ export type ThreadReadResult = {
         reason: string;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "session.archived";
@@ -238,7 +238,7 @@ export type ThreadReadResult = {
         target_path?: string;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "context.appended";
@@ -249,7 +249,7 @@ export type ThreadReadResult = {
         tags?: string[];
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "context.rewritten";
@@ -262,7 +262,7 @@ export type ThreadReadResult = {
         [key: string]: unknown;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "artifact.added";
@@ -273,7 +273,7 @@ export type ThreadReadResult = {
         sha256: string;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "artifact.updated";
@@ -285,7 +285,7 @@ export type ThreadReadResult = {
         sha256_new: string;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "artifact.removed";
@@ -295,7 +295,7 @@ export type ThreadReadResult = {
         path: string;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "lock.acquired";
@@ -310,7 +310,7 @@ export type ThreadReadResult = {
         lease_until: string;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "lock.renewed";
@@ -320,7 +320,7 @@ export type ThreadReadResult = {
         lease_until: string;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "lock.released";
@@ -335,7 +335,7 @@ export type ThreadReadResult = {
         };
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "runtime.error";
@@ -346,7 +346,7 @@ export type ThreadReadResult = {
         message: string;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "runtime.skill_invoked";
@@ -359,7 +359,7 @@ export type ThreadReadResult = {
         unavailable_capabilities?: string[];
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "runtime.skill_completed";
@@ -370,7 +370,7 @@ export type ThreadReadResult = {
         result_path?: string;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "episode.opened";
@@ -386,7 +386,7 @@ export type ThreadReadResult = {
         model?: string;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "episode.closed";
@@ -400,7 +400,7 @@ export type ThreadReadResult = {
         prompts: number;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "prompt.submitted";
@@ -414,7 +414,7 @@ export type ThreadReadResult = {
         original_bytes?: number;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "pointer.published";
@@ -441,7 +441,7 @@ export type ThreadReadResult = {
         [key: string]: unknown;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "pointer.cleared";
@@ -468,7 +468,7 @@ export type ThreadReadResult = {
         [key: string]: unknown;
       };
       h: string;
-    } | {
+    }) | ({
       seq: number;
       ts: string;
       type: "ref.captured";
@@ -485,7 +485,7 @@ export type ThreadReadResult = {
         target: string;
       };
       h: string;
-    } | {
+    })) | ({
       seq: number;
       ts: string;
       type: string;
@@ -495,7 +495,7 @@ export type ThreadReadResult = {
         [key: string]: unknown;
       };
       h: string;
-    }[];
+    }))[];
     nextAfter: number;
     hasMore: boolean;
     /** the page is one event larger than maxBytes, sent alone */
@@ -528,11 +528,11 @@ export type ThreadStartResult = {
       task_id: string | null;
       parent_session: string | null;
       allowed_runtimes: string[];
-      workspace: {
+      workspace: ({
         cwd: string;
         git_root?: string;
         git_branch?: string;
-      } | null;
+      }) | null;
       status: {
         state: "active" | "suspended" | "archived";
         last_event_seq: number;
@@ -540,7 +540,7 @@ export type ThreadStartResult = {
         last_touched_at: string;
       };
     };
-    lease: {
+    lease: ({
       holder: {
         surface: string;
         instance_id: string;
@@ -552,12 +552,12 @@ export type ThreadStartResult = {
         renew_count: number;
       };
       valid: boolean;
-    } | null;
-    pointer: {
+    }) | null;
+    pointer: ({
       status: string;
       revision: number;
-    } | null;
-    openEpisodes: {
+    }) | null;
+    openEpisodes: ({
       episode: string;
       provider: string;
       provider_session_id: string;
@@ -566,8 +566,8 @@ export type ThreadStartResult = {
       opened_seq: number;
       context_file: string | null;
       prompts: number;
-    }[];
-    refs: {
+    })[];
+    refs: ({
       source: string;
       target: string;
       source_version: number;
@@ -582,7 +582,7 @@ export type ThreadStartResult = {
       bytes: number;
       state: "fresh" | "expired" | "stale";
       current_version: number;
-    }[];
+    })[];
     /** this server's workspace for the thread (thread/resume's workspacePath); never the session's origin */
     workspaceOverride: string | null;
   };
@@ -612,11 +612,11 @@ export type ThreadResumeResult = {
       task_id: string | null;
       parent_session: string | null;
       allowed_runtimes: string[];
-      workspace: {
+      workspace: ({
         cwd: string;
         git_root?: string;
         git_branch?: string;
-      } | null;
+      }) | null;
       status: {
         state: "active" | "suspended" | "archived";
         last_event_seq: number;
@@ -624,7 +624,7 @@ export type ThreadResumeResult = {
         last_touched_at: string;
       };
     };
-    lease: {
+    lease: ({
       holder: {
         surface: string;
         instance_id: string;
@@ -636,12 +636,12 @@ export type ThreadResumeResult = {
         renew_count: number;
       };
       valid: boolean;
-    } | null;
-    pointer: {
+    }) | null;
+    pointer: ({
       status: string;
       revision: number;
-    } | null;
-    openEpisodes: {
+    }) | null;
+    openEpisodes: ({
       episode: string;
       provider: string;
       provider_session_id: string;
@@ -650,8 +650,8 @@ export type ThreadResumeResult = {
       opened_seq: number;
       context_file: string | null;
       prompts: number;
-    }[];
-    refs: {
+    })[];
+    refs: ({
       source: string;
       target: string;
       source_version: number;
@@ -666,7 +666,7 @@ export type ThreadResumeResult = {
       bytes: number;
       state: "fresh" | "expired" | "stale";
       current_version: number;
-    }[];
+    })[];
     /** this server's workspace for the thread (thread/resume's workspacePath); never the session's origin */
     workspaceOverride: string | null;
   };
@@ -731,7 +731,7 @@ export type ContextAppendParams = {
 /** `context/append` result. */
 export type ContextAppendResult = {
   /** One line of a session's events.jsonl (store.md): seq, ts, type, surface, actor, payload, h — h last. Reserved types have fixed payloads; custom types start with "x.". */
-  event: {
+  event: (({
     seq: number;
     ts: string;
     type: "session.created";
@@ -750,7 +750,7 @@ export type ContextAppendResult = {
       created_by: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "session.updated";
@@ -762,7 +762,7 @@ export type ContextAppendResult = {
       allowed_runtimes?: string[];
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "session.resumed";
@@ -773,7 +773,7 @@ export type ContextAppendResult = {
       workspace_override?: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "session.suspended";
@@ -783,7 +783,7 @@ export type ContextAppendResult = {
       reason: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "session.archived";
@@ -794,7 +794,7 @@ export type ContextAppendResult = {
       target_path?: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "context.appended";
@@ -805,7 +805,7 @@ export type ContextAppendResult = {
       tags?: string[];
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "context.rewritten";
@@ -818,7 +818,7 @@ export type ContextAppendResult = {
       [key: string]: unknown;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "artifact.added";
@@ -829,7 +829,7 @@ export type ContextAppendResult = {
       sha256: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "artifact.updated";
@@ -841,7 +841,7 @@ export type ContextAppendResult = {
       sha256_new: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "artifact.removed";
@@ -851,7 +851,7 @@ export type ContextAppendResult = {
       path: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "lock.acquired";
@@ -866,7 +866,7 @@ export type ContextAppendResult = {
       lease_until: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "lock.renewed";
@@ -876,7 +876,7 @@ export type ContextAppendResult = {
       lease_until: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "lock.released";
@@ -891,7 +891,7 @@ export type ContextAppendResult = {
       };
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "runtime.error";
@@ -902,7 +902,7 @@ export type ContextAppendResult = {
       message: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "runtime.skill_invoked";
@@ -915,7 +915,7 @@ export type ContextAppendResult = {
       unavailable_capabilities?: string[];
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "runtime.skill_completed";
@@ -926,7 +926,7 @@ export type ContextAppendResult = {
       result_path?: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "episode.opened";
@@ -942,7 +942,7 @@ export type ContextAppendResult = {
       model?: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "episode.closed";
@@ -956,7 +956,7 @@ export type ContextAppendResult = {
       prompts: number;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "prompt.submitted";
@@ -970,7 +970,7 @@ export type ContextAppendResult = {
       original_bytes?: number;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "pointer.published";
@@ -997,7 +997,7 @@ export type ContextAppendResult = {
       [key: string]: unknown;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "pointer.cleared";
@@ -1024,7 +1024,7 @@ export type ContextAppendResult = {
       [key: string]: unknown;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "ref.captured";
@@ -1041,7 +1041,7 @@ export type ContextAppendResult = {
       target: string;
     };
     h: string;
-  } | {
+  })) | ({
     seq: number;
     ts: string;
     type: string;
@@ -1051,7 +1051,7 @@ export type ContextAppendResult = {
       [key: string]: unknown;
     };
     h: string;
-  };
+  });
 };
 
 /** `event/replay` params. */
@@ -1064,7 +1064,7 @@ export type EventReplayParams = {
 
 /** `event/replay` result. */
 export type EventReplayResult = {
-  events: {
+  events: ((({
     seq: number;
     ts: string;
     type: "session.created";
@@ -1083,7 +1083,7 @@ export type EventReplayResult = {
       created_by: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "session.updated";
@@ -1095,7 +1095,7 @@ export type EventReplayResult = {
       allowed_runtimes?: string[];
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "session.resumed";
@@ -1106,7 +1106,7 @@ export type EventReplayResult = {
       workspace_override?: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "session.suspended";
@@ -1116,7 +1116,7 @@ export type EventReplayResult = {
       reason: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "session.archived";
@@ -1127,7 +1127,7 @@ export type EventReplayResult = {
       target_path?: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "context.appended";
@@ -1138,7 +1138,7 @@ export type EventReplayResult = {
       tags?: string[];
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "context.rewritten";
@@ -1151,7 +1151,7 @@ export type EventReplayResult = {
       [key: string]: unknown;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "artifact.added";
@@ -1162,7 +1162,7 @@ export type EventReplayResult = {
       sha256: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "artifact.updated";
@@ -1174,7 +1174,7 @@ export type EventReplayResult = {
       sha256_new: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "artifact.removed";
@@ -1184,7 +1184,7 @@ export type EventReplayResult = {
       path: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "lock.acquired";
@@ -1199,7 +1199,7 @@ export type EventReplayResult = {
       lease_until: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "lock.renewed";
@@ -1209,7 +1209,7 @@ export type EventReplayResult = {
       lease_until: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "lock.released";
@@ -1224,7 +1224,7 @@ export type EventReplayResult = {
       };
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "runtime.error";
@@ -1235,7 +1235,7 @@ export type EventReplayResult = {
       message: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "runtime.skill_invoked";
@@ -1248,7 +1248,7 @@ export type EventReplayResult = {
       unavailable_capabilities?: string[];
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "runtime.skill_completed";
@@ -1259,7 +1259,7 @@ export type EventReplayResult = {
       result_path?: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "episode.opened";
@@ -1275,7 +1275,7 @@ export type EventReplayResult = {
       model?: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "episode.closed";
@@ -1289,7 +1289,7 @@ export type EventReplayResult = {
       prompts: number;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "prompt.submitted";
@@ -1303,7 +1303,7 @@ export type EventReplayResult = {
       original_bytes?: number;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "pointer.published";
@@ -1330,7 +1330,7 @@ export type EventReplayResult = {
       [key: string]: unknown;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "pointer.cleared";
@@ -1357,7 +1357,7 @@ export type EventReplayResult = {
       [key: string]: unknown;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "ref.captured";
@@ -1374,7 +1374,7 @@ export type EventReplayResult = {
       target: string;
     };
     h: string;
-  } | {
+  })) | ({
     seq: number;
     ts: string;
     type: string;
@@ -1384,7 +1384,7 @@ export type EventReplayResult = {
       [key: string]: unknown;
     };
     h: string;
-  }[];
+  }))[];
   nextAfter: number;
   hasMore: boolean;
   /** the page is one event larger than maxBytes, sent alone */
@@ -1433,7 +1433,7 @@ export type PointerGetResult = {
 };
 
 /** `pointer/publish` params. */
-export type PointerPublishParams = {
+export type PointerPublishParams = ({
   schema_version: 3;
   session_id: string;
   expected_generation: string | "ABSENT" | "LEGACY_V2";
@@ -1442,7 +1442,7 @@ export type PointerPublishParams = {
   target_status: "CLEAN" | "DIRTY";
   /** non-empty; CRLF and CR are normalised to LF, then at most 8192 UTF-8 bytes */
   pointer_text: string;
-} | {
+}) | ({
   schema_version: 3;
   session_id: string;
   expected_generation: string | "ABSENT" | "LEGACY_V2";
@@ -1450,10 +1450,10 @@ export type PointerPublishParams = {
   task_id: null;
   target_status: "CLEARED";
   pointer_text: null;
-};
+});
 
 /** `pointer/publish` result. */
-export type PointerPublishResult = {
+export type PointerPublishResult = ({
   ok: true;
   session_id: string;
   generation: string;
@@ -1461,23 +1461,23 @@ export type PointerPublishResult = {
   status: "CLEAN" | "DIRTY" | "CLEARED";
   journal_appended: boolean;
   journal_error: "JOURNAL_APPEND_FAILED" | null;
-} | {
+}) | ({
   ok: false;
   error: "STALE_GENERATION" | "STALE_REVISION";
   current_generation: string | "ABSENT" | "LEGACY_V2";
   current_revision: number;
-} | {
+}) | ({
   ok: false;
   error: "INVALID_REQUEST";
   detail: string;
   field?: string;
   message: string;
-} | {
+}) | ({
   ok: false;
   error: "STATE_CORRUPT" | "LOCK_TIMEOUT" | "WRITE_FAILED";
   message: string;
   cause?: string | null;
-};
+});
 
 /** `ref/capture` params. */
 export type RefCaptureParams = {
@@ -1525,7 +1525,7 @@ export type RefListParams = {
 export type RefListResult = {
   ok: true;
   session: string;
-  refs: {
+  refs: ({
     source: string;
     target: string;
     source_version: number;
@@ -1540,7 +1540,7 @@ export type RefListResult = {
     bytes: number;
     state: "fresh" | "expired" | "stale";
     current_version: number;
-  }[];
+  })[];
 };
 
 /** `ref/render` params. */
@@ -1555,12 +1555,12 @@ export type RefRenderResult = {
   ok: true;
   session: string;
   rendered: string;
-  refs: {
+  refs: ({
     source: string;
     digest: string;
     state: string;
     current_version: number;
-  }[];
+  })[];
 };
 
 /** `episode/list` params. */
@@ -1572,7 +1572,7 @@ export type EpisodeListParams = {
 /** `episode/list` result. */
 export type EpisodeListResult = {
   threadId: string;
-  data: {
+  data: ({
     episode: string;
     provider: string;
     provider_session_id: string;
@@ -1586,7 +1586,7 @@ export type EpisodeListResult = {
     outcome: string | null;
     reason: string | null;
     prompts: number;
-  }[];
+  })[];
 };
 
 /** `search` params. */
@@ -1600,7 +1600,7 @@ export type SearchParams = {
 
 /** `search` result. */
 export type SearchResult = {
-  data: {
+  data: ({
     session: string;
     seq: number;
     type: string;
@@ -1608,7 +1608,7 @@ export type SearchResult = {
     score: number;
     title: string;
     workspace: string | null;
-  }[];
+  })[];
 };
 
 /** `initialized` notification params. */
@@ -1619,7 +1619,7 @@ export type EventAppendedNotification = {
   subscriptionId: string;
   threadId: string;
   /** One line of a session's events.jsonl (store.md): seq, ts, type, surface, actor, payload, h — h last. Reserved types have fixed payloads; custom types start with "x.". */
-  event: {
+  event: (({
     seq: number;
     ts: string;
     type: "session.created";
@@ -1638,7 +1638,7 @@ export type EventAppendedNotification = {
       created_by: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "session.updated";
@@ -1650,7 +1650,7 @@ export type EventAppendedNotification = {
       allowed_runtimes?: string[];
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "session.resumed";
@@ -1661,7 +1661,7 @@ export type EventAppendedNotification = {
       workspace_override?: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "session.suspended";
@@ -1671,7 +1671,7 @@ export type EventAppendedNotification = {
       reason: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "session.archived";
@@ -1682,7 +1682,7 @@ export type EventAppendedNotification = {
       target_path?: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "context.appended";
@@ -1693,7 +1693,7 @@ export type EventAppendedNotification = {
       tags?: string[];
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "context.rewritten";
@@ -1706,7 +1706,7 @@ export type EventAppendedNotification = {
       [key: string]: unknown;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "artifact.added";
@@ -1717,7 +1717,7 @@ export type EventAppendedNotification = {
       sha256: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "artifact.updated";
@@ -1729,7 +1729,7 @@ export type EventAppendedNotification = {
       sha256_new: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "artifact.removed";
@@ -1739,7 +1739,7 @@ export type EventAppendedNotification = {
       path: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "lock.acquired";
@@ -1754,7 +1754,7 @@ export type EventAppendedNotification = {
       lease_until: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "lock.renewed";
@@ -1764,7 +1764,7 @@ export type EventAppendedNotification = {
       lease_until: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "lock.released";
@@ -1779,7 +1779,7 @@ export type EventAppendedNotification = {
       };
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "runtime.error";
@@ -1790,7 +1790,7 @@ export type EventAppendedNotification = {
       message: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "runtime.skill_invoked";
@@ -1803,7 +1803,7 @@ export type EventAppendedNotification = {
       unavailable_capabilities?: string[];
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "runtime.skill_completed";
@@ -1814,7 +1814,7 @@ export type EventAppendedNotification = {
       result_path?: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "episode.opened";
@@ -1830,7 +1830,7 @@ export type EventAppendedNotification = {
       model?: string;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "episode.closed";
@@ -1844,7 +1844,7 @@ export type EventAppendedNotification = {
       prompts: number;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "prompt.submitted";
@@ -1858,7 +1858,7 @@ export type EventAppendedNotification = {
       original_bytes?: number;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "pointer.published";
@@ -1885,7 +1885,7 @@ export type EventAppendedNotification = {
       [key: string]: unknown;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "pointer.cleared";
@@ -1912,7 +1912,7 @@ export type EventAppendedNotification = {
       [key: string]: unknown;
     };
     h: string;
-  } | {
+  }) | ({
     seq: number;
     ts: string;
     type: "ref.captured";
@@ -1929,7 +1929,7 @@ export type EventAppendedNotification = {
       target: string;
     };
     h: string;
-  } | {
+  })) | ({
     seq: number;
     ts: string;
     type: string;
@@ -1939,7 +1939,7 @@ export type EventAppendedNotification = {
       [key: string]: unknown;
     };
     h: string;
-  };
+  });
 };
 
 /** method -> [params, result] */

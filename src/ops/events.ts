@@ -56,8 +56,8 @@ export interface LogPosition {
 export const START: LogPosition = { offset: 0, seq: 0, h: '' };
 
 export interface Page {
-  /** Events with seq > skipTo, presented (redactions applied), with their encoded bytes. */
-  events: { event: StoredEvent; bytes: number }[];
+  /** Events with seq > skipTo, presented (redactions applied), with their encoded bytes and, when unredacted, the log line itself. */
+  events: { event: StoredEvent; bytes: number; raw: string | null }[];
   /** Where the next read starts (after the last event read, returned or skipped). */
   next: LogPosition;
   /** More complete lines follow in the file as it was. */
@@ -114,7 +114,7 @@ export function readPage(path: string, from: LogPosition, skipTo: number, maxByt
             page.more = true;
             return page;
           }
-          page.events.push({ event: shown, bytes });
+          page.events.push({ event: shown, bytes, raw: shown === ev ? raw : null });
           used += bytes;
           if (bytes > maxBytes) page.oversize = true;
         }

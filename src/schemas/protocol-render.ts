@@ -90,7 +90,7 @@ function tsType(s: unknown, defs: Json, indent: string): string {
   }
 }
 
-const wrap = (t: string): string => (/^[\w".[\]]+$/.test(t) || t.startsWith('{') ? t : `(${t})`);
+const wrap = (t: string): string => (/^[\w".[\]]+$/.test(t) ? t : `(${t})`);
 
 function typeOf(text: string): string {
   const s = JSON.parse(text) as Json;
