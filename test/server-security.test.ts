@@ -226,9 +226,13 @@ test('server.json names the running server; SIGTERM shuts down cleanly and remov
     const info = JSON.parse(fs.readFileSync(join(home2, 'server.json'), 'utf8'));
     assert.equal(info.pid, r.proc.pid);
     assert.equal(info.port, r.port);
+    const st = baton(['status', '--json'], { home: home2 });
+    assert.equal(st.json.server.pid, r.proc.pid, 'baton status names the running server');
+    assert.equal(st.json.server.running, true);
     const c = await wsClient(r);
     assert.equal(await r.stop(), 0);
     assert.equal(fs.existsSync(join(home2, 'server.json')), false);
+    assert.equal(baton(['status', '--json'], { home: home2 }).json.server, null);
     await until(() => c.closed !== null, 'the client to see the close');
   } finally {
     fs.rmSync(home2, { recursive: true, force: true });
