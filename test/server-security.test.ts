@@ -109,6 +109,20 @@ test('Bearer works; ?token= once sets an HttpOnly SameSite=Strict cookie and lea
   assert.equal((await get(s.port, '/mcp', { authorization: `Bearer ${s.token}` }, 'POST')).status, 404);
 });
 
+test('--open prints the URL with the token, which opens the page and sets the cookie', async () => {
+  const r = await startServer(home, ['--open']);
+  try {
+    await until(() => r.stdout().includes('?token='), 'the URL on stdout');
+    const url = new URL(r.stdout().trim());
+    assert.equal(url.searchParams.get('token'), r.token);
+    const q = await get(r.port, `${url.pathname}${url.search}`);
+    assert.equal(q.status, 303);
+    assert.match(String((q.headers['set-cookie'] as string[])[0]), /^baton_token=/);
+  } finally {
+    await r.stop();
+  }
+});
+
 test('the upgrade checks Origin: the server own origin or none', async () => {
   const auth = { authorization: `Bearer ${s.token}` };
   assert.equal(await upgrade(s.wsUrl, { ...auth, origin: 'http://evil.example' }), 403);
