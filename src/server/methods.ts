@@ -20,7 +20,7 @@ import { archiveSession } from '../store/operations.ts';
 import { DEFAULT_TTL } from '../store/refs.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { realDir } from '../store/workspace.ts';
-import { type Connection, type Handler, INVALID_PARAMS, REFUSED } from './dispatcher.ts';
+import { type Connection, type Handler, INVALID_PARAMS, REFUSED, RawJson } from './dispatcher.ts';
 import type { Subscriptions } from './subscriptions.ts';
 import { join } from 'node:path';
 import * as fs from 'node:fs';
@@ -70,10 +70,11 @@ function replay(ctx: ServerContext, id: string, after: number, maxBytes = MAX_PA
     fail('WS201', `events log of ${id} is corrupt at seq ${page.corrupt.seq} (${page.corrupt.reason}): run baton session verify ${id}`, { seq: page.corrupt.seq });
   }
   ctx.positions.remember(id, page.next);
-  const events = page.events.map((e) => e.event);
+  const last = page.events[page.events.length - 1];
   return {
-    events,
-    nextAfter: events.length ? events[events.length - 1].seq : after,
+    // The log lines themselves (redacted ones re-encoded): no second encoding of a 1 MiB page.
+    events: new RawJson(`[${page.events.map((e) => e.raw ?? JSON.stringify(e.event)).join(',')}]`),
+    nextAfter: last ? last.event.seq : after,
     hasMore: page.more,
     ...(page.oversize ? { oversize: true } : {}),
   };
