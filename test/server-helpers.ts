@@ -27,6 +27,7 @@ export interface RunningServer {
   wsUrl: string;
   token: string;
   stderr: () => string;
+  stdout: () => string;
   /** SIGTERM and wait for the exit; resolves the exit code. */
   stop(): Promise<number | null>;
 }
@@ -58,6 +59,7 @@ export function startServer(home: string, args: string[] = [], env: Record<strin
           wsUrl: `ws://127.0.0.1:${port}/rpc`,
           token,
           stderr: () => err,
+          stdout: () => out,
           stop: () =>
             new Promise((r) => {
               if (proc.exitCode !== null) return r(proc.exitCode);

@@ -109,6 +109,20 @@ test('Bearer works; ?token= once sets an HttpOnly SameSite=Strict cookie and lea
   assert.equal((await get(s.port, '/mcp', { authorization: `Bearer ${s.token}` }, 'POST')).status, 404);
 });
 
+test('--open prints the URL with the token, which opens the page and sets the cookie', async () => {
+  const r = await startServer(home, ['--open']);
+  try {
+    await until(() => r.stdout().includes('?token='), 'the URL on stdout');
+    const url = new URL(r.stdout().trim());
+    assert.equal(url.searchParams.get('token'), r.token);
+    const q = await get(r.port, `${url.pathname}${url.search}`);
+    assert.equal(q.status, 303);
+    assert.match(String((q.headers['set-cookie'] as string[])[0]), /^baton_token=/);
+  } finally {
+    await r.stop();
+  }
+});
+
 test('the upgrade checks Origin: the server own origin or none', async () => {
   const auth = { authorization: `Bearer ${s.token}` };
   assert.equal(await upgrade(s.wsUrl, { ...auth, origin: 'http://evil.example' }), 403);
@@ -226,9 +240,13 @@ test('server.json names the running server; SIGTERM shuts down cleanly and remov
     const info = JSON.parse(fs.readFileSync(join(home2, 'server.json'), 'utf8'));
     assert.equal(info.pid, r.proc.pid);
     assert.equal(info.port, r.port);
+    const st = baton(['status', '--json'], { home: home2 });
+    assert.equal(st.json.server.pid, r.proc.pid, 'baton status names the running server');
+    assert.equal(st.json.server.running, true);
     const c = await wsClient(r);
     assert.equal(await r.stop(), 0);
     assert.equal(fs.existsSync(join(home2, 'server.json')), false);
+    assert.equal(baton(['status', '--json'], { home: home2 }).json.server, null);
     await until(() => c.closed !== null, 'the client to see the close');
   } finally {
     fs.rmSync(home2, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 // `baton hook`, `install`, `uninstall`, `status`, `verify`, `doctor`, `episode`, `demo`
 // (hooks.md): argument parsing and output only; the rules live in src/hooks, src/commands and src/providers.
+import { serverStatus } from '../server/auth.ts';
 import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
 import { type SkillInstallReport, installSkill, skillWiring, splitSkillAspect, uninstallSkill, verifySkill } from '../exchange/skill-install.ts';
@@ -160,7 +161,9 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           ]),
           ['HOOK', 'STATE', 'SCOPE', 'LAST RUN', 'DETAIL'],
         );
-        return { json: { ok: true, rows }, text };
+        const server = serverStatus(home);
+        text.push(`app server  ${server ? `${server.url} (pid ${server.pid}${server.running ? '' : ', not running: a stale server.json'})` : 'not running (baton serve)'}`);
+        return { json: { ok: true, rows, server }, text };
       }),
     );
 

@@ -1,6 +1,7 @@
 // The `baton` command line: wiring only. Each command group lives in its own file and
 // registers itself here; rules live below (core, store, pointer, index, providers).
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { adoptNativeSha256 } from '../core/hash.ts';
 import { registerExchangeCommands } from './exchange.ts';
@@ -52,7 +53,7 @@ export function buildProgram(): Command {
     .option('--new-token', 'replace <home>/server.token')
     .option('--open', 'print the URL with the token')
     // bin/baton.cjs routes `baton serve` to dist/serve.cjs; a `serve` after global options lands here and goes there too.
-    .action(() => require('./serve.cjs'));
+    .action(() => require(join(__dirname, 'serve.cjs')));
   return program;
 }
 

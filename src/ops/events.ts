@@ -9,33 +9,55 @@ import { presentEvent } from '../core/session.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore } from '../store/store.ts';
 
-/** Collects `session redact` rules with a cheap byte search before parsing anything. */
-export function redactionsOf(store: FsStore, id: string): Map<number, string[]> {
-  const path = join(store.dir(id), LOG_FILE);
-  let has = false;
+/** Whether bytes [from, to) of the log may hold a context.rewritten event (a cheap byte search). */
+function mentionsRewrite(path: string, from: number, to = Number.POSITIVE_INFINITY): boolean {
   try {
     const fd = fs.openSync(path, 'r');
     const buf = Buffer.allocUnsafe(1 << 20);
-    let pos = 0;
+    let pos = from;
     try {
-      for (;;) {
-        const n = fs.readSync(fd, buf, 0, buf.length, pos);
+      while (pos < to) {
+        const n = fs.readSync(fd, buf, 0, Math.min(buf.length, to - pos), pos);
         if (n <= 0) break;
-        if (buf.subarray(0, n).includes('"context.rewritten"')) {
-          has = true;
-          break;
-        }
-        pos += n - 20 > 0 ? n - 20 : n;
+        if (buf.subarray(0, n).includes('"context.rewritten"')) return true;
         if (n < buf.length) break;
+        pos += n - 20 > 0 ? n - 20 : n;
       }
     } finally {
       fs.closeSync(fd);
     }
   } catch {}
+  return false;
+}
+
+/** Collects `session redact` rules with a cheap byte search before parsing anything. */
+export function redactionsOf(store: FsStore, id: string): Map<number, string[]> {
   const map = new Map<number, string[]>();
-  if (!has) return map;
+  if (!mentionsRewrite(join(store.dir(id), LOG_FILE), 0)) return map;
   store.events(id, 1, (ev) => noteRedaction(map, ev));
   return map;
+}
+
+/**
+ * The redaction rules of sessions a long-lived reader pages through: searched once, then only
+ * in the bytes appended since (a rule arrives with a context.rewritten event, never otherwise).
+ */
+export class RedactionCache {
+  private readonly bySession = new Map<string, { size: number; map: Map<number, string[]> }>();
+
+  of(store: FsStore, id: string): Map<number, string[]> {
+    const path = join(store.dir(id), LOG_FILE);
+    let size = 0;
+    try {
+      size = fs.statSync(path).size;
+    } catch {}
+    const hit = this.bySession.get(id);
+    if (hit && hit.size === size) return hit.map;
+    const map = hit && hit.size < size && !mentionsRewrite(path, hit.size, size) ? hit.map : redactionsOf(store, id);
+    if (this.bySession.size > 256) this.bySession.delete(this.bySession.keys().next().value as string);
+    this.bySession.set(id, { size, map });
+    return map;
+  }
 }
 
 /** Adds a context.rewritten event's rule to the map (a reader following the log calls it on each event). */
@@ -56,8 +78,8 @@ export interface LogPosition {
 export const START: LogPosition = { offset: 0, seq: 0, h: '' };
 
 export interface Page {
-  /** Events with seq > skipTo, presented (redactions applied), with their encoded bytes. */
-  events: { event: StoredEvent; bytes: number }[];
+  /** Events with seq > skipTo, presented (redactions applied), with their encoded bytes and, when unredacted, the log line itself. */
+  events: { event: StoredEvent; bytes: number; raw: string | null }[];
   /** Where the next read starts (after the last event read, returned or skipped). */
   next: LogPosition;
   /** More complete lines follow in the file as it was. */
@@ -114,7 +136,7 @@ export function readPage(path: string, from: LogPosition, skipTo: number, maxByt
             page.more = true;
             return page;
           }
-          page.events.push({ event: shown, bytes });
+          page.events.push({ event: shown, bytes, raw: shown === ev ? raw : null });
           used += bytes;
           if (bytes > maxBytes) page.oversize = true;
         }

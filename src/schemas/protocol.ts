@@ -7,7 +7,7 @@
 // snake_case of the files and of the CLI's --json.
 import { z } from 'zod';
 import { Holder, IsoMillis, Runtime, SessionId } from './common.ts';
-import { EventLine } from './event.ts';
+import { EventLine as EventLineFormat } from './event.ts';
 import { PublishReceipt, PublishRequest } from './pointer.ts';
 import { LockFile, Manifest } from './store-files.ts';
 
@@ -16,6 +16,9 @@ export const PROTOCOL_VERSION = '1';
 export const MAX_PAGE_BYTES = 1024 * 1024;
 export const MAX_LIST_LIMIT = 500;
 export const DEFAULT_LIST_LIMIT = 50;
+
+// Named shared shapes: their JSON Schemas go to $defs and the generated client names them once.
+const EventLine = EventLineFormat.meta({ id: 'Event' });
 
 const ThreadId = z.string().min(1).max(256).meta({ description: 'the session id (or an unambiguous prefix of it)' });
 const Duration = z.string().regex(/^\d+(ms|s|m|h|d)$/).meta({ description: 'a duration: 90s, 10m, 2h, 7d' });
@@ -49,7 +52,7 @@ const Project = z.object({
   source: z.enum(['manual', 'discovered']),
   trust: z.enum(['trusted', 'untrusted']),
   sessions: z.int(),
-});
+}).meta({ id: 'Project' });
 
 const OpenEpisode = z.object({
   episode: z.string(),
@@ -60,7 +63,7 @@ const OpenEpisode = z.object({
   opened_seq: z.int(),
   context_file: z.string().nullable(),
   prompts: z.int(),
-});
+}).meta({ id: 'OpenEpisode' });
 
 const ThreadSummary = z.object({
   id: SessionId,
@@ -77,7 +80,7 @@ const ThreadSummary = z.object({
   open_episodes: z.int(),
   corrupt: z.object({ line: z.int(), reason: z.string() }).nullable(),
   conflict: z.object({ detected_at: z.string(), detail: z.string() }).nullable(),
-});
+}).meta({ id: 'ThreadSummary' });
 
 const RefNow = z.object({
   source: SessionId,
@@ -94,7 +97,7 @@ const RefNow = z.object({
   bytes: z.int(),
   state: z.enum(['fresh', 'expired', 'stale']),
   current_version: z.int(),
-});
+}).meta({ id: 'RefNow' });
 
 const Thread = z.object({
   id: SessionId,
@@ -104,14 +107,14 @@ const Thread = z.object({
   openEpisodes: z.array(OpenEpisode),
   refs: z.array(RefNow),
   workspaceOverride: z.string().nullable().meta({ description: "this server's workspace for the thread (thread/resume's workspacePath); never the session's origin" }),
-});
+}).meta({ id: 'Thread' });
 
 const ReplayPage = z.object({
   events: z.array(EventLine),
   nextAfter: Seq0,
   hasMore: z.boolean(),
   oversize: z.boolean().optional().meta({ description: 'the page is one event larger than maxBytes, sent alone' }),
-});
+}).meta({ id: 'ReplayPage' });
 
 const MaxBytes = z.int().min(1).max(MAX_PAGE_BYTES);
 
@@ -138,7 +141,7 @@ const Episode = z.object({
   outcome: z.string().nullable(),
   reason: z.string().nullable(),
   prompts: z.int(),
-});
+}).meta({ id: 'Episode' });
 
 const SearchHit = z.object({
   session: SessionId,
@@ -148,7 +151,7 @@ const SearchHit = z.object({
   score: z.number(),
   title: z.string(),
   workspace: z.string().nullable(),
-});
+}).meta({ id: 'SearchHit' });
 
 /** method -> params and result. */
 export const METHODS = {

@@ -84,3 +84,21 @@ export function removeServerFile(home: string): void {
     if (s.pid === process.pid) fs.unlinkSync(path);
   } catch {}
 }
+
+/** What `baton status` shows of the app server: server.json, and whether its process still runs. */
+export function serverStatus(home: string): (ServerFile & { running: boolean }) | null {
+  let s: ServerFile;
+  try {
+    s = JSON.parse(fs.readFileSync(join(home, SERVER_FILE), 'utf8')) as ServerFile;
+  } catch {
+    return null;
+  }
+  let running = false;
+  try {
+    process.kill(s.pid, 0);
+    running = true;
+  } catch (e) {
+    running = (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return { ...s, running };
+}

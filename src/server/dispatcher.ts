@@ -3,6 +3,7 @@
 // Source of truth: none here — every method calls the operation layer (src/ops) and the
 // store and index APIs. A refusal is a -32000 error whose data carries baton's code; it is
 // decided before anything is written, by the same rules the CLI runs.
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type JSONRPCErrorResponse, JSONRPCErrorException, type JSONRPCResponse, JSONRPCServer, createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { z } from 'zod';
@@ -45,6 +46,38 @@ export function closeConnection(c: Connection): void {
 }
 
 export type Handler = (params: any, conn: Connection) => unknown;
+
+/**
+ * JSON text already encoded (events as their log lines): placed into the response as is
+ * instead of being parsed into objects and encoded again. Encodes to a placeholder that
+ * handle() swaps for the text.
+ */
+export class RawJson {
+  private static next = 0;
+  /** Per process, so no text a client wrote can name a pending placeholder. */
+  private static readonly nonce = randomBytes(8).toString('hex');
+  static readonly pending = new Map<string, string>();
+  private readonly key: string;
+  constructor(text: string) {
+    this.key = `\u0000raw:${RawJson.nonce}:${RawJson.next++}`;
+    RawJson.pending.set(this.key, text);
+  }
+  toJSON(): string {
+    return this.key;
+  }
+}
+
+/** Swaps RawJson placeholders in an encoded message for their text. */
+function spliceRaw(text: string): string {
+  if (RawJson.pending.size === 0) return text;
+  return text.replace(/"\\u0000raw:([0-9a-f]+:\d+)"/g, (all, n: string) => {
+    const key = `\u0000raw:${n}`;
+    const raw = RawJson.pending.get(key);
+    if (raw === undefined) return all;
+    RawJson.pending.delete(key);
+    return raw;
+  });
+}
 
 export const refused = (e: BatonError): JSONRPCErrorException => {
   const { code: _c, message: _m, ...details } = e.toJSON();
@@ -134,10 +167,10 @@ export class Dispatcher {
     if (Array.isArray(msg)) {
       if (msg.length === 0) return JSON.stringify(createJSONRPCErrorResponse(null, INVALID_REQUEST, 'invalid request: an empty batch'));
       const out = (await Promise.all(msg.map((m) => this.one(m, conn)))).filter((r): r is JSONRPCResponse => r !== null);
-      return out.length ? JSON.stringify(out) : null;
+      return out.length ? spliceRaw(JSON.stringify(out)) : null;
     }
     const r = await this.one(msg, conn);
-    return r ? JSON.stringify(r) : null;
+    return r ? spliceRaw(JSON.stringify(r)) : null;
   }
 
   private async one(m: unknown, conn: Connection): Promise<JSONRPCResponse | null> {

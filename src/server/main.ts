@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BatonError } from '../core/errors.ts';
 import { adoptNativeSha256 } from '../core/hash.ts';
-import { PositionCache } from '../ops/events.ts';
+import { PositionCache, RedactionCache } from '../ops/events.ts';
 import { resolveHome } from '../store/home.ts';
 import { FsStore } from '../store/store.ts';
 import { removeServerFile, serverToken, writeServerFile } from './auth.ts';
@@ -95,7 +95,7 @@ export async function main(argv: string[]): Promise<void> {
   const store = new FsStore(home);
   const positions = new PositionCache();
   const subs = new Subscriptions(store, positions);
-  const ctx: ServerContext = { store, subs, positions, overrides: new Map(), io: { note: (m) => log(`index: ${m}`) } };
+  const ctx: ServerContext = { store, subs, positions, redactions: new RedactionCache(), overrides: new Map(), io: { note: (m) => log(`index: ${m}`) } };
   const dispatcher = new Dispatcher({ version: VERSION }, methods(ctx));
 
   if (o.stdio) {

@@ -8,7 +8,7 @@ import { parseDuration } from '../core/duration.ts';
 import { fail } from '../core/errors.ts';
 import type { IndexIo } from '../index/api.ts';
 import { listSessions, projectList, searchSessions } from '../index/api.ts';
-import { type PositionCache, readPage, redactionsOf } from '../ops/events.ts';
+import { type PositionCache, type RedactionCache, readPage } from '../ops/events.ts';
 import { pointerView } from '../ops/pointer.ts';
 import { captureRefOp, listRefs, renderRefs } from '../ops/refs.ts';
 import { appendEntry, createSession, existingDir, releaseSession, renewSession, resumeSession } from '../ops/session.ts';
@@ -20,7 +20,7 @@ import { archiveSession } from '../store/operations.ts';
 import { DEFAULT_TTL } from '../store/refs.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { realDir } from '../store/workspace.ts';
-import { type Connection, type Handler, INVALID_PARAMS, REFUSED } from './dispatcher.ts';
+import { type Connection, type Handler, INVALID_PARAMS, REFUSED, RawJson } from './dispatcher.ts';
 import type { Subscriptions } from './subscriptions.ts';
 import { join } from 'node:path';
 import * as fs from 'node:fs';
@@ -29,6 +29,7 @@ export interface ServerContext {
   store: FsStore;
   subs: Subscriptions;
   positions: PositionCache;
+  redactions: RedactionCache;
   /** thread/resume's workspacePath per session, for this server's lifetime (never written to the session). */
   overrides: Map<string, string>;
   io: IndexIo;
@@ -64,15 +65,16 @@ function replay(ctx: ServerContext, id: string, after: number, maxBytes = MAX_PA
     size = fs.statSync(path).size;
   } catch {}
   const from = ctx.positions.before(id, after, size);
-  const page = readPage(path, from, after, maxBytes, redactionsOf(ctx.store, id));
+  const page = readPage(path, from, after, maxBytes, ctx.redactions.of(ctx.store, id));
   if (page.corrupt && page.events.length === 0) {
     fail('WS201', `events log of ${id} is corrupt at seq ${page.corrupt.seq} (${page.corrupt.reason}): run baton session verify ${id}`, { seq: page.corrupt.seq });
   }
   ctx.positions.remember(id, page.next);
-  const events = page.events.map((e) => e.event);
+  const last = page.events[page.events.length - 1];
   return {
-    events,
-    nextAfter: events.length ? events[events.length - 1].seq : after,
+    // The log lines themselves (redacted ones re-encoded): no second encoding of a 1 MiB page.
+    events: new RawJson(`[${page.events.map((e) => e.raw ?? JSON.stringify(e.event)).join(',')}]`),
+    nextAfter: last ? last.event.seq : after,
     hasMore: page.more,
     ...(page.oversize ? { oversize: true } : {}),
   };

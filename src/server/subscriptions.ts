@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../core/events.ts';
-import { type LogPosition, type PositionCache, START, noteRedaction, readPage, redactionsOf, tailPosition } from '../ops/events.ts';
+import { type LogPosition, type Page, type PositionCache, START, noteRedaction, readPage, redactionsOf, tailPosition } from '../ops/events.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore } from '../store/store.ts';
 import type { Connection } from './dispatcher.ts';
@@ -42,6 +42,7 @@ class Subscription {
     private pos: LogPosition,
     private readonly redactions: Map<number, string[]>,
     readonly conn: Connection,
+    private readonly shared: SharedReads,
   ) {}
 
   /** Reads and sends until the log has nothing more; coalesces wake-ups that come meanwhile. */
@@ -68,8 +69,8 @@ class Subscription {
             this.pos = START;
           }
           if (size === this.pos.offset) break;
-          const page = readPage(this.path, this.pos, this.sent, STEP_BYTES, this.redactions);
-          for (const { event } of page.events) this.deliver(event);
+          const page = this.shared.read(this.path, this.pos, this.sent, size, this.redactions);
+          for (const { event, raw } of page.events) this.deliver(event, raw);
           this.pos = page.next;
           if (page.corrupt) {
             this.failed = `events log corrupt at seq ${page.corrupt.seq}: ${page.corrupt.reason}`;
@@ -85,10 +86,33 @@ class Subscription {
     }
   }
 
-  private deliver(ev: StoredEvent): void {
+  private deliver(ev: StoredEvent, raw: string | null): void {
     this.sent = ev.seq;
     noteRedaction(this.redactions, ev);
-    this.conn.send(JSON.stringify({ jsonrpc: '2.0', method: 'event/appended', params: { subscriptionId: this.id, threadId: this.threadId, event: ev } }));
+    // The log line is the event's JSON already: no re-encoding per subscriber.
+    this.conn.send(`{"jsonrpc":"2.0","method":"event/appended","params":{"subscriptionId":${JSON.stringify(this.id)},"threadId":${JSON.stringify(this.threadId)},"event":${raw ?? JSON.stringify(ev)}}}`);
+  }
+}
+
+/**
+ * Subscribers of one session at the same position read the same bytes: the last page read from
+ * each log is kept for the others (50 subscribers of a live thread read and check a new event
+ * once, not 50 times). Only unredacted pages read from exactly the position a subscriber is at.
+ */
+class SharedReads {
+  private readonly last = new Map<string, { offset: number; size: number; page: Page }>();
+
+  read(path: string, pos: LogPosition, sent: number, size: number, redactions: Map<number, string[]>): Page {
+    const shareable = redactions.size === 0 && sent === pos.seq;
+    const hit = this.last.get(path);
+    if (shareable && hit && hit.offset === pos.offset && hit.size === size) return hit.page;
+    const page = readPage(path, pos, sent, STEP_BYTES, redactions);
+    if (shareable) this.last.set(path, { offset: pos.offset, size, page });
+    return page;
+  }
+
+  forget(path: string): void {
+    this.last.delete(path);
   }
 }
 
@@ -98,6 +122,7 @@ export class Subscriptions {
   private readonly byId = new Map<string, Subscription>();
   private next = 1;
   private readonly poll: NodeJS.Timeout;
+  private readonly shared = new SharedReads();
 
   constructor(
     private readonly store: FsStore,
@@ -117,7 +142,7 @@ export class Subscriptions {
     const from = after ?? tail.seq;
     const start = after === undefined ? tail : this.positions.before(threadId, after, tail.offset);
     const id = `sub-${this.next++}`;
-    const sub = new Subscription(id, threadId, path, from, start, redactionsOf(this.store, threadId), conn);
+    const sub = new Subscription(id, threadId, path, from, start, redactionsOf(this.store, threadId), conn, this.shared);
     let w = this.watches.get(threadId);
     if (!w) {
       w = { watcher: null, subs: new Set() };
@@ -156,6 +181,7 @@ export class Subscriptions {
       if (w.subs.size === 0) {
         w.watcher?.close();
         this.watches.delete(sub.threadId);
+        this.shared.forget(join(this.store.dir(sub.threadId), LOG_FILE));
       }
     }
     return true;
