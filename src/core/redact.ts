@@ -369,8 +369,65 @@ function regexOf(i: number): RegExp {
   return re;
 }
 
+/** Up to this length a text is read once, character by character, for the leads it holds. */
+const DISPATCH_UP_TO = 1024;
 /** Up to this length a text is searched for each rule's lead directly (includes). */
 const PAIRS_FROM_CHARS = 4096;
+
+/** Rule indexes by the first character of their lead (ASCII; both cases for `i` rules), built on first use. */
+let byFirst: (number[] | undefined)[] | null = null;
+
+function leadsByFirst(): (number[] | undefined)[] {
+  if (byFirst) return byFirst;
+  const table: (number[] | undefined)[] = new Array(128).fill(undefined);
+  const add = (c: number, i: number): void => {
+    const list = table[c] ?? [];
+    if (!list.includes(i)) list.push(i);
+    table[c] = list;
+  };
+  RULES.forEach((r, i) => {
+    const c = r.lead.charCodeAt(0);
+    add(c, i);
+    if (r.flags === 'i' && c >= 97 && c <= 122) add(c - 32, i);
+  });
+  byFirst = table;
+  return table;
+}
+
+/** Whether `lead` occurs at `at` (ignoring ASCII case when `ci`: the lead is lower case). */
+function leadAt(text: string, at: number, lead: string, ci: boolean): boolean {
+  if (!ci) return text.startsWith(lead, at);
+  if (at + lead.length > text.length) return false;
+  for (let k = 0; k < lead.length; k++) {
+    const c = text.charCodeAt(at + k);
+    if ((c >= 65 && c <= 90 ? c | 32 : c) !== lead.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+/**
+ * The rules whose lead occurs in a short text, in table order: one pass over its characters,
+ * a table look-up each (most strings of a payload — ids, hashes, short notes — meet no lead).
+ */
+function rulesIn(text: string): number[] {
+  const table = leadsByFirst();
+  let found: Uint8Array | null = null;
+  for (let at = 0; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    const list = c < 128 ? table[c] : undefined;
+    if (list === undefined) continue;
+    for (let j = 0; j < list.length; j++) {
+      const i = list[j];
+      if (found?.[i]) continue;
+      const r = RULES[i];
+      if (leadAt(text, at, r.lead, r.flags === 'i')) (found ??= new Uint8Array(RULES.length))[i] = 1;
+    }
+  }
+  const out: number[] = [];
+  if (found) for (let i = 0; i < found.length; i++) if (found[i]) out.push(i);
+  return out;
+}
+
 /** A longer text is read in chunks of this size; each rule scans only the chunks that may hold its lead. */
 export const CHUNK_CHARS = 32 * 1024;
 /** The longest lead: a chunk's pairs run this far into the next one, so a lead across the cut is seen. */
@@ -484,6 +541,15 @@ function scan(i: number, text: string, hay: string, from: number, until: number,
 /** Adds the secret spans (start, end pairs) every rule finds in the text (the i rules read it lower-cased). */
 function collect(text: string, spans: number[]): void {
   let lower: string | undefined;
+  if (text.length <= DISPATCH_UP_TO) {
+    for (const i of rulesIn(text)) {
+      const rule = RULES[i];
+      const hay = rule.flags === 'i' ? (lower ??= lowerSameLength(text)) : text;
+      if (rule.assign && !assignedAfter(hay, rule.lead)) continue;
+      scan(i, text, hay, 0, hay.length, spans, { from: -1, at: -1 }, newAhead());
+    }
+    return;
+  }
   const pairs = text.length > PAIRS_FROM_CHARS ? chunkPairsOf(text) : null;
   for (let i = 0; i < RULES.length; i++) {
     const rule = RULES[i];
