@@ -76,7 +76,11 @@ export async function exportSession(store: FsStore, id: string, opts: ExportOpti
 
   // Pass 1: the whole log folded (redactions and workspace come from anywhere in it), chain checked.
   const view = emptyView(id);
-  const scan = store.events(id, 1, (ev) => foldEvent(view, ev));
+  let createdTitle = id;
+  const scan = store.events(id, 1, (ev) => {
+    if (ev.type === 'session.created' && typeof ev.payload.title === 'string') createdTitle = ev.payload.title;
+    foldEvent(view, ev);
+  });
   if (scan.corrupt && !opts.force) {
     fail('WS201', `events log of ${id} is corrupt at line ${scan.corrupt.line} (${scan.corrupt.reason}): nothing exported; --force exports the ${scan.lastSeq} verified events`, {
       line: scan.corrupt.line,
@@ -84,7 +88,7 @@ export async function exportSession(store: FsStore, id: string, opts: ExportOpti
     });
   }
   const partial = scan.corrupt ? { verified_to_seq: scan.lastSeq, corrupt_line: scan.corrupt.line, reason: scan.corrupt.reason } : null;
-  const rules: ShareRules = { redactions: view.redactions, paths: pathRules(view.workspace, opts.userHome, opts.localPaths), prompts: !!opts.includePrompts };
+  const rules: ShareRules = { redactions: view.redactions, paths: pathRules(view.workspace, opts.userHome, opts.localPaths), prompts: !!opts.includePrompts, createdTitle };
 
   // Pass 2: the shareable log, re-chained so the export is checkable on its own.
   const logBytes = fs.statSync(join(dir, 'events.jsonl')).size;

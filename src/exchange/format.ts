@@ -69,6 +69,8 @@ export interface ShareRules {
   /** Local path prefixes and what replaces each, longest first (workspace, git root, home). */
   paths: { prefix: string; as: string }[];
   prompts: boolean;
+  /** The title the session was created with: what a title taken from a prompt becomes when prompts stay home. */
+  createdTitle: string;
 }
 
 /**
@@ -119,6 +121,9 @@ export function shareEvent(ev: StoredEvent, rules: ShareRules): StoredEvent {
   } else if (ev.type === 'context.rewritten' && typeof payload.pattern === 'string') {
     // The pattern names what it hides; the events it names went out with it applied.
     payload = { ...payload, pattern: REDACTED };
+  } else if (ev.type === 'session.titled' && !rules.prompts && payload.from === 'prompt') {
+    // A title a hook took from the first prompt is that prompt's text: it stays home with the prompts.
+    payload = { ...payload, title: rules.createdTitle };
   } else if (ev.type === 'prompt.submitted' && !rules.prompts && typeof payload.text === 'string') {
     payload = { ...payload, text: '', truncated: true, original_bytes: typeof payload.original_bytes === 'number' ? payload.original_bytes : Buffer.byteLength(payload.text) };
   }
