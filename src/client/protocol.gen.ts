@@ -173,6 +173,14 @@ export type ThreadReadResult = {
     }[];
     /** this server's workspace for the thread (thread/resume's workspacePath); never the session's origin */
     workspaceOverride: string | null;
+    corrupt?: {
+      line: number;
+      reason: string;
+    } | null;
+    conflict?: {
+      detected_at: string;
+      detail: string;
+    } | null;
   };
   events?: {
     events: {
@@ -189,9 +197,40 @@ export type ThreadReadResult = {
           cwd: string;
           git_root?: string;
           git_branch?: string;
+        } | {
+          name: string;
+          hash: string;
+          git_branch?: string;
         };
         allowed_runtimes: string[];
         created_by: string;
+      };
+      h: string;
+    } | {
+      seq: number;
+      ts: string;
+      type: "session.imported";
+      surface: string;
+      actor: "user" | "agent" | "system";
+      payload: {
+        origin_id: string;
+        digest: string;
+        layout: "baton" | "world-session-v1";
+        title: string;
+        workspace: {
+          cwd: string;
+          git_root?: string;
+          git_branch?: string;
+        };
+        allowed_runtimes: string[];
+        created_by: string;
+        exported_at?: string;
+        origin_workspace?: {
+          name: string;
+          hash: string;
+          git_branch?: string;
+        };
+        events: number;
       };
       h: string;
     } | {
@@ -204,6 +243,18 @@ export type ThreadReadResult = {
         title?: string;
         task_id?: string | null;
         allowed_runtimes?: string[];
+      };
+      h: string;
+    } | {
+      seq: number;
+      ts: string;
+      type: "session.titled";
+      surface: string;
+      actor: "user" | "agent" | "system";
+      /** a hook-created session's default title replaced by its first prompt (no lease needed; a title a person gave is never replaced) */
+      payload: {
+        title: string;
+        from: "prompt";
       };
       h: string;
     } | {
@@ -585,6 +636,14 @@ export type ThreadStartResult = {
     }[];
     /** this server's workspace for the thread (thread/resume's workspacePath); never the session's origin */
     workspaceOverride: string | null;
+    corrupt?: {
+      line: number;
+      reason: string;
+    } | null;
+    conflict?: {
+      detected_at: string;
+      detail: string;
+    } | null;
   };
 };
 
@@ -669,6 +728,14 @@ export type ThreadResumeResult = {
     }[];
     /** this server's workspace for the thread (thread/resume's workspacePath); never the session's origin */
     workspaceOverride: string | null;
+    corrupt?: {
+      line: number;
+      reason: string;
+    } | null;
+    conflict?: {
+      detected_at: string;
+      detail: string;
+    } | null;
   };
   context: string;
   fromSeq: number;
@@ -745,9 +812,40 @@ export type ContextAppendResult = {
         cwd: string;
         git_root?: string;
         git_branch?: string;
+      } | {
+        name: string;
+        hash: string;
+        git_branch?: string;
       };
       allowed_runtimes: string[];
       created_by: string;
+    };
+    h: string;
+  } | {
+    seq: number;
+    ts: string;
+    type: "session.imported";
+    surface: string;
+    actor: "user" | "agent" | "system";
+    payload: {
+      origin_id: string;
+      digest: string;
+      layout: "baton" | "world-session-v1";
+      title: string;
+      workspace: {
+        cwd: string;
+        git_root?: string;
+        git_branch?: string;
+      };
+      allowed_runtimes: string[];
+      created_by: string;
+      exported_at?: string;
+      origin_workspace?: {
+        name: string;
+        hash: string;
+        git_branch?: string;
+      };
+      events: number;
     };
     h: string;
   } | {
@@ -760,6 +858,18 @@ export type ContextAppendResult = {
       title?: string;
       task_id?: string | null;
       allowed_runtimes?: string[];
+    };
+    h: string;
+  } | {
+    seq: number;
+    ts: string;
+    type: "session.titled";
+    surface: string;
+    actor: "user" | "agent" | "system";
+    /** a hook-created session's default title replaced by its first prompt (no lease needed; a title a person gave is never replaced) */
+    payload: {
+      title: string;
+      from: "prompt";
     };
     h: string;
   } | {
@@ -1078,9 +1188,40 @@ export type EventReplayResult = {
         cwd: string;
         git_root?: string;
         git_branch?: string;
+      } | {
+        name: string;
+        hash: string;
+        git_branch?: string;
       };
       allowed_runtimes: string[];
       created_by: string;
+    };
+    h: string;
+  } | {
+    seq: number;
+    ts: string;
+    type: "session.imported";
+    surface: string;
+    actor: "user" | "agent" | "system";
+    payload: {
+      origin_id: string;
+      digest: string;
+      layout: "baton" | "world-session-v1";
+      title: string;
+      workspace: {
+        cwd: string;
+        git_root?: string;
+        git_branch?: string;
+      };
+      allowed_runtimes: string[];
+      created_by: string;
+      exported_at?: string;
+      origin_workspace?: {
+        name: string;
+        hash: string;
+        git_branch?: string;
+      };
+      events: number;
     };
     h: string;
   } | {
@@ -1093,6 +1234,18 @@ export type EventReplayResult = {
       title?: string;
       task_id?: string | null;
       allowed_runtimes?: string[];
+    };
+    h: string;
+  } | {
+    seq: number;
+    ts: string;
+    type: "session.titled";
+    surface: string;
+    actor: "user" | "agent" | "system";
+    /** a hook-created session's default title replaced by its first prompt (no lease needed; a title a person gave is never replaced) */
+    payload: {
+      title: string;
+      from: "prompt";
     };
     h: string;
   } | {
@@ -1461,6 +1614,8 @@ export type PointerPublishResult = {
   status: "CLEAN" | "DIRTY" | "CLEARED";
   journal_appended: boolean;
   journal_error: "JOURNAL_APPEND_FAILED" | null;
+  /** secrets replaced by <redacted> in the stored pointer_text; present only when > 0 */
+  redacted?: number;
 } | {
   ok: false;
   error: "STALE_GENERATION" | "STALE_REVISION";
@@ -1633,9 +1788,40 @@ export type EventAppendedNotification = {
         cwd: string;
         git_root?: string;
         git_branch?: string;
+      } | {
+        name: string;
+        hash: string;
+        git_branch?: string;
       };
       allowed_runtimes: string[];
       created_by: string;
+    };
+    h: string;
+  } | {
+    seq: number;
+    ts: string;
+    type: "session.imported";
+    surface: string;
+    actor: "user" | "agent" | "system";
+    payload: {
+      origin_id: string;
+      digest: string;
+      layout: "baton" | "world-session-v1";
+      title: string;
+      workspace: {
+        cwd: string;
+        git_root?: string;
+        git_branch?: string;
+      };
+      allowed_runtimes: string[];
+      created_by: string;
+      exported_at?: string;
+      origin_workspace?: {
+        name: string;
+        hash: string;
+        git_branch?: string;
+      };
+      events: number;
     };
     h: string;
   } | {
@@ -1648,6 +1834,18 @@ export type EventAppendedNotification = {
       title?: string;
       task_id?: string | null;
       allowed_runtimes?: string[];
+    };
+    h: string;
+  } | {
+    seq: number;
+    ts: string;
+    type: "session.titled";
+    surface: string;
+    actor: "user" | "agent" | "system";
+    /** a hook-created session's default title replaced by its first prompt (no lease needed; a title a person gave is never replaced) */
+    payload: {
+      title: string;
+      from: "prompt";
     };
     h: string;
   } | {

@@ -98,7 +98,9 @@ export function methods(ctx: ServerContext): Record<Exclude<MethodName, 'initial
 
     'thread/read': (p: { threadId: string; includeEvents?: { after?: number; maxBytes?: number } }) => {
       const id = store.resolve(p.threadId);
-      const out: Record<string, unknown> = { thread: thread(id) };
+      // The index's flags of the log (corrupt line, projection_conflict) ride along for the page's banners.
+      const flags = listSessions(store.home, { cwd: null, ids: [id], limit: 1 }, ctx.io).sessions[0];
+      const out: Record<string, unknown> = { thread: { ...thread(id), corrupt: flags?.corrupt ?? null, conflict: flags?.conflict ?? null } };
       if (p.includeEvents) out.events = replay(ctx, id, p.includeEvents.after ?? 0, p.includeEvents.maxBytes);
       return out;
     },

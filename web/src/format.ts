@@ -1,0 +1,25 @@
+// Small display helpers shared by the views.
+
+/** "42s", "5m", "3h", "2d" ago (or "in 5m" for a future time). */
+export function age(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '—';
+  const t = Date.parse(iso);
+  if (!Number.isFinite(t)) return '—';
+  const s = Math.round((now - t) / 1000);
+  const a = Math.abs(s);
+  const v = a < 60 ? `${a}s` : a < 3600 ? `${Math.floor(a / 60)}m` : a < 86400 ? `${Math.floor(a / 3600)}h` : `${Math.floor(a / 86400)}d`;
+  return s >= 0 ? `${v} ago` : `in ${v}`;
+}
+
+export function short(id: string): string {
+  return id.length > 12 ? id.slice(0, 8) : id;
+}
+
+/** One line of an event for the timeline: what it says, without the envelope. */
+export function eventText(ev: { type: string; payload: unknown }): string {
+  const p = (ev.payload ?? {}) as Record<string, unknown>;
+  for (const k of ['text', 'title', 'pointer_text', 'message', 'path', 'reason', 'episode']) {
+    if (typeof p[k] === 'string' && p[k] !== '') return (p[k] as string).replace(/\s+/g, ' ');
+  }
+  return JSON.stringify(p);
+}
