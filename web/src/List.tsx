@@ -1,6 +1,6 @@
 // The sessions list (web.md, Sessions): newest first, filters in the URL, keyset paging
 // through thread/list's nextCursor, and a search box with the index's ranked snippets.
-import { type FormEvent, type KeyboardEvent, useCallback, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
 import type { ProjectListResult, SearchResult, ThreadListResult } from '../../src/client/index.ts';
 import { describeError, onConn, rpc } from './api.ts';
 import { age, short } from './format.ts';
@@ -85,15 +85,22 @@ export function List({ route }: { route: ListRoute }) {
     };
   }, [route.q, cwd]);
 
-  // `/` focuses the search box from anywhere on the list.
+  // Keys anywhere on the list but in a field: `/` focuses search, j/k and arrows move, Enter opens (the focused link).
+  const keys = useRef<(e: globalThis.KeyboardEvent) => void>(() => {});
+  keys.current = (e) => {
+    const t = e.target as HTMLElement;
+    if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === '/') {
+      e.preventDefault();
+      search.current?.focus();
+    } else if (e.key === 'ArrowDown' || e.key === 'j' || e.key === 'ArrowUp' || e.key === 'k') {
+      e.preventDefault();
+      const inList = list.current?.contains(t);
+      focusRow(!inList ? sel : e.key === 'ArrowDown' || e.key === 'j' ? sel + 1 : sel - 1);
+    }
+  };
   useEffect(() => {
-    const onKey = (e: globalThis.KeyboardEvent) => {
-      const t = e.target as HTMLElement;
-      if (e.key === '/' && !(t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement)) {
-        e.preventDefault();
-        search.current?.focus();
-      }
-    };
+    const onKey = (e: globalThis.KeyboardEvent) => keys.current(e);
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, []);
@@ -110,15 +117,6 @@ export function List({ route }: { route: ListRoute }) {
     setSel(n);
     (list.current?.querySelectorAll<HTMLAnchorElement>('a.open')[n] ?? null)?.focus();
     if (!hits && n >= rows.length - 5 && cursor && !loading) void load(cursor);
-  };
-  const onListKey = (e: KeyboardEvent) => {
-    if (e.key === 'ArrowDown' || e.key === 'j') {
-      e.preventDefault();
-      focusRow(sel + 1);
-    } else if (e.key === 'ArrowUp' || e.key === 'k') {
-      e.preventDefault();
-      focusRow(sel - 1);
-    }
   };
   const open = (id: string) => (e: React.MouseEvent) => {
     if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
@@ -189,7 +187,7 @@ export function List({ route }: { route: ListRoute }) {
           {hits.length} {hits.length === 1 ? 'hit' : 'hits'} for “{route.q}”
         </p>
       )}
-      <ol ref={list} className="rows" onKeyDown={onListKey} aria-label={hits ? 'Search hits' : 'Sessions'}>
+      <ol ref={list} className="rows" aria-label={hits ? 'Search hits' : 'Sessions'}>
         {hits
           ? hits.map((h, i) => (
               <li key={`${h.session}:${h.seq}`} className={i === sel ? 'sel' : ''}>

@@ -74,7 +74,7 @@ export function Window({ count, rowHeight, renderRow, onRange, tail, scrollTo, l
   }
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: the scrolled region must be reachable by keyboard (axe: scrollable-region-focusable)
-    <section ref={box} className={`win ${className ?? ''}`} onScroll={measure} tabIndex={0} aria-label={label}>
+    <section ref={box} className={`win ${className ?? ''}`} onScroll={measure} tabIndex={0} aria-label={label} style={{ maxHeight: Math.max(count, 1) * rowHeight + 2 }}>
       <ol className="win-list" style={{ height: count * rowHeight }}>
         {rows}
       </ol>

@@ -18,6 +18,10 @@ export function short(id: string): string {
 /** One line of an event for the timeline: what it says, without the envelope. */
 export function eventText(ev: { type: string; payload: unknown }): string {
   const p = (ev.payload ?? {}) as Record<string, unknown>;
+  const holder = p.holder as { surface?: string; instance_id?: string } | undefined;
+  if (holder && typeof p.lease_until === 'string') return `${holder.surface} (${holder.instance_id}) until ${p.lease_until.slice(0, 19).replace('T', ' ')}`;
+  if (ev.type === 'session.resumed') return `resumed from seq ${p.from_seq}${typeof p.workspace === 'string' ? ` in ${p.workspace}` : ''}`;
+  if (ev.type === 'ref.captured') return `ref of ${p.source} v${p.source_version} (${String(p.digest ?? '').slice(0, 12)})`;
   for (const k of ['text', 'title', 'pointer_text', 'message', 'path', 'reason', 'episode']) {
     if (typeof p[k] === 'string' && p[k] !== '') return (p[k] as string).replace(/\s+/g, ' ');
   }
