@@ -6,6 +6,7 @@
 // leaves the server, axe-core finds nothing serious, a lost connection shows a banner and
 // the page catches up after it. Screenshots go to .artifacts/web/ (gitignored).
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -27,6 +28,8 @@ const consoleErrors: string[] = [];
 const foreign: string[] = [];
 let a: string;
 let b: string;
+/** A session made by Claude Code's hooks: one episode with its frozen start context, a prompt, a ref and a pointer. */
+let c: string;
 
 const cli = (args: string[]) => {
   const r = baton([...args, '--json'], { home, cwd: proj });
@@ -57,6 +60,17 @@ before(async () => {
   cli(['session', 'artifact', 'add', a, join(proj, 'notes.txt')]);
   cli(['session', 'release', a]);
   b = cli(['session', 'new', 'Held by the CLI']).id;
+  c = randomUUID();
+  const hook = (payload: Record<string, unknown>) => assert.equal(baton(['hook', 'claude'], { home, input: JSON.stringify({ cwd: proj, transcript_path: join(root, 't.jsonl'), session_id: c, ...payload }) }).code, 0);
+  hook({ hook_event_name: 'SessionStart', source: 'startup' });
+  hook({ hook_event_name: 'UserPromptSubmit', prompt: 'make the parser accept curly quotes' });
+  const current = cli(['pointer', 'show', c]);
+  const receipt = baton(['pointer', 'publish'], {
+    home,
+    input: JSON.stringify({ schema_version: 3, session_id: c, expected_generation: current.generation, expected_revision: current.revision, task_id: randomUUID(), target_status: 'DIRTY', pointer_text: 'Goal: curly quotes\nNext: add a test for the tokenizer' }),
+  });
+  assert.equal(receipt.code, 0, receipt.stdout);
+  cli(['ref', 'capture', '--from', a, '--into', c]);
   server = await startServer(home);
   browser = await launchChromium(root);
   page = browser.pages()[0] ?? (await browser.newPage());
@@ -140,7 +154,33 @@ test('a CLI append appears live; resume + append from the page is in the session
   await axe(page, 'a session');
 });
 
+test('a hook-made session: episode with its frozen start context one click away, pointer panel, ref badge', { skip }, async () => {
+  await page.goto(`${server.url}?s=${c}`);
+  await page.getByRole('heading', { name: 'Episodes' }).waitFor();
+  await page.getByText('NEXT_ACTION').waitFor();
+  assert.match(await page.locator('.ptext').innerText(), /Next: add a test for the tokenizer/);
+  assert.equal(await page.locator('.badge.ptr-dirty').first().innerText(), 'DIRTY');
+  // The ref of A was captured before the page appended to A: it is stale now, and says so, with its digest.
+  const refs = cli(['ref', 'list', c]).refs;
+  assert.equal(refs[0].state, 'stale');
+  assert.equal(await page.locator('.badge.ref-stale').count(), 1);
+  await page.getByText(refs[0].digest.slice(0, 12), { exact: true }).waitFor();
+  await page.getByRole('button', { name: /prompt.submitted/ }).getByText('make the parser accept curly quotes').waitFor();
+  await page.getByRole('button', { name: 'start context' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  const text = await dialog.locator('pre').innerText();
+  const file = fs.readdirSync(join(home, 'sessions', c, 'contexts'))[0];
+  assert.equal(text.trimEnd(), fs.readFileSync(join(home, 'sessions', c, 'contexts', file), 'utf8').trimEnd(), 'the frozen start context, as written when the episode opened');
+  await page.screenshot({ path: join(SHOTS, 'start-context.png') });
+  await page.keyboard.press('Escape');
+  await page.screenshot({ path: join(SHOTS, 'session-hooks.png'), fullPage: true });
+  await axe(page, 'a hook-made session');
+});
+
 test('a refused action shows its code and changes nothing on disk', { skip }, async () => {
+  await page.goto(`${server.url}?s=${a}`);
+  await page.getByTestId('lease').getByText(/Held by web/).waitFor();
   const volatile = (n: string) => n.startsWith('baton.db') || n.startsWith('server.') || n.endsWith('.lock');
   const beforeHash = treeHash(join(home, 'sessions'), volatile);
   await page.getByLabel('Capture a ref of this session into').fill('no-such-session');

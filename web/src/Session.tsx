@@ -342,7 +342,7 @@ export function Session({ id }: { id: string }) {
                 <li key={r.digest + r.seq}>
                   <span className={`badge ref-${r.state}`}>{r.state}</span>{' '}
                   <a href={`?s=${encodeURIComponent(r.source)}`} onClick={go(r.source)}>
-                    {r.source.slice(0, 8)}
+                    {r.source}
                   </a>{' '}
                   v{r.source_version}/{r.current_version} · <code title={r.digest}>{r.digest.slice(0, 12)}</code> · {r.bytes} B · expires {age(r.expires_at, now)}
                 </li>
@@ -378,9 +378,9 @@ export function Session({ id }: { id: string }) {
               {episodes.map((e) => (
                 <li key={e.episode}>
                   <button type="button" className="link" onClick={() => setJump({ index: e.opened_seq - 1, nonce: Date.now() })}>
-                    {e.provider} {e.episode.slice(0, 10)}
+                    {e.provider} · {e.source}
                   </button>{' '}
-                  #{e.opened_seq}–{e.closed_seq ?? 'open'} · {e.prompts} prompts · {e.outcome ?? 'open'}{' '}
+                  #{e.opened_seq}–{e.closed_seq ?? 'now'} · {e.prompts} {e.prompts === 1 ? 'prompt' : 'prompts'} · {e.outcome ?? 'open'} ·{' '}
                   {e.context_digest && (
                     <button type="button" className="link" onClick={() => void openContext(e)}>
                       start context

@@ -21,6 +21,7 @@ export function eventText(ev: { type: string; payload: unknown }): string {
   const holder = p.holder as { surface?: string; instance_id?: string } | undefined;
   if (holder && typeof p.lease_until === 'string') return `${holder.surface} (${holder.instance_id}) until ${p.lease_until.slice(0, 19).replace('T', ' ')}`;
   if (ev.type === 'session.resumed') return `resumed from seq ${p.from_seq}${typeof p.workspace === 'string' ? ` in ${p.workspace}` : ''}`;
+  if (ev.type.startsWith('pointer.')) return `${p.status} rev ${p.revision}${typeof p.pointer_text === 'string' ? `: ${p.pointer_text.replace(/\s+/g, ' ')}` : ''}`;
   if (ev.type === 'ref.captured') return `ref of ${p.source} v${p.source_version} (${String(p.digest ?? '').slice(0, 12)})`;
   for (const k of ['text', 'title', 'pointer_text', 'message', 'path', 'reason', 'episode']) {
     if (typeof p[k] === 'string' && p[k] !== '') return (p[k] as string).replace(/\s+/g, ' ');
