@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { CHROMIUM, chromiumMissing, launchChromium } from './chromium.ts';
+import { chromiumMissing, launchChromium } from './chromium.ts';
 import { ROOT, baton, tmpDir, treeHash } from './helpers.ts';
 import { type RunningServer, startServer } from './server-helpers.ts';
 
@@ -108,7 +108,7 @@ test('search finds a word, its filter lives in the URL, and back returns to the 
   await page.keyboard.type('quokka');
   await page.keyboard.press('Enter');
   await page.getByText(/1 hit for “quokka”/).waitFor();
-  assert.match(await page.locator('.snippet').first().innerText(), /quokka/);
+  assert.match((await page.locator('.snippet').first().textContent()) ?? '', /quokka/);
   assert.equal(new URL(page.url()).searchParams.get('q'), 'quokka');
   await page.goBack();
   await page.getByRole('link', { name: /Held by the CLI/ }).waitFor();
@@ -158,8 +158,8 @@ test('a hook-made session: episode with its frozen start context one click away,
   await page.goto(`${server.url}?s=${c}`);
   await page.getByRole('heading', { name: 'Episodes' }).waitFor();
   await page.getByText('NEXT_ACTION').waitFor();
-  assert.match(await page.locator('.ptext').innerText(), /Next: add a test for the tokenizer/);
-  assert.equal(await page.locator('.badge.ptr-dirty').first().innerText(), 'DIRTY');
+  assert.match((await page.locator('.ptext').textContent()) ?? '', /Next: add a test for the tokenizer/);
+  assert.equal(await page.locator('.badge.ptr-dirty').first().textContent(), 'DIRTY');
   // The ref of A was captured before the page appended to A: it is stale now, and says so, with its digest.
   const refs = cli(['ref', 'list', c]).refs;
   assert.equal(refs[0].state, 'stale');
@@ -169,7 +169,7 @@ test('a hook-made session: episode with its frozen start context one click away,
   await page.getByRole('button', { name: 'start context' }).click();
   const dialog = page.getByRole('dialog');
   await dialog.waitFor();
-  const text = await dialog.locator('pre').innerText();
+  const text = (await dialog.locator('pre').textContent()) ?? '';
   const file = fs.readdirSync(join(home, 'sessions', c, 'contexts'))[0];
   assert.equal(text.trimEnd(), fs.readFileSync(join(home, 'sessions', c, 'contexts', file), 'utf8').trimEnd(), 'the frozen start context, as written when the episode opened');
   await page.screenshot({ path: join(SHOTS, 'start-context.png') });
@@ -187,7 +187,7 @@ test('a refused action shows its code and changes nothing on disk', { skip }, as
   await page.getByRole('button', { name: 'Capture' }).click();
   const refusal = page.getByTestId('refusal');
   await refusal.waitFor();
-  assert.match(await refusal.innerText(), /^WS001 /);
+  assert.match((await refusal.textContent()) ?? '', /^WS001 /);
   assert.equal(treeHash(join(home, 'sessions'), volatile), beforeHash);
   await page.getByRole('button', { name: 'Release', exact: true }).click();
   await page.getByText('Release: done').waitFor();
