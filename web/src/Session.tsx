@@ -54,20 +54,6 @@ export function Session({ id }: { id: string }) {
   const want = useRef<[number, number]>([0, 0]);
   const now = useNow();
 
-  const refresh = useCallback(async () => {
-    const c = await rpc();
-    const [t, p, e] = await Promise.all([c.threadRead({ threadId: id }), c.pointerGet({ threadId: id }).catch(() => null), c.episodeList({ threadId: id })]);
-    setThread(t.thread);
-    setPointer(p);
-    setEpisodes(e.data);
-    setTotal((n) => Math.max(n, t.thread.manifest.status.last_event_seq));
-    fetch(`artifacts/${encodeURIComponent(t.thread.id)}/`, { credentials: 'same-origin' })
-      .then((r) => (r.ok ? r.json() : null))
-      .then((j: { data: Artifact[] } | null) => setArtifacts(j?.data ?? null))
-      .catch(() => setArtifacts(null));
-    return t.thread;
-  }, [id]);
-
   // Fetch the pages the window shows (seq = index + 1), one request at a time.
   const fill = useCallback(async () => {
     if (fetching.current) return;
@@ -102,6 +88,47 @@ export function Session({ id }: { id: string }) {
     }
   }, [id]);
 
+  const loadArtifacts = useCallback(() => {
+    fetch(`artifacts/${encodeURIComponent(id)}/`, { credentials: 'same-origin' })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((j: { data: Artifact[] } | null) => setArtifacts(j?.data ?? null))
+      .catch(() => setArtifacts(null));
+  }, [id]);
+
+  // The thread first; on the first load the tail of the log next (the view opens at the end),
+  // then the slower panels (the connection runs one request at a time).
+  const refresh = useCallback(
+    async (first = false) => {
+      const c = await rpc();
+      const t = await c.threadRead({ threadId: id });
+      const last = t.thread.manifest.status.last_event_seq;
+      setThread(t.thread);
+      setTotal((n) => Math.max(n, last));
+      if (first && !fetching.current) {
+        fetching.current = true;
+        try {
+          const page = await c.eventReplay({ threadId: id, after: Math.max(0, last - 40), maxBytes: PAGE_BYTES });
+          for (const ev of pageEvents(page)) events.current.set(ev.seq, ev);
+          setTick((x) => x + 1);
+        } catch (e) {
+          const r = describeError(e);
+          if (r.code === 'WS201') setCorrupt(r);
+        } finally {
+          fetching.current = false;
+        }
+        void fill();
+        loadArtifacts();
+      }
+      void c.pointerGet({ threadId: id }).then(setPointer, () => setPointer(null));
+      void c.episodeList({ threadId: id }).then(
+        (e) => setEpisodes(e.data),
+        () => {},
+      );
+      return t.thread;
+    },
+    [id, fill, loadArtifacts],
+  );
+
   const onRange = useCallback(
     (first: number, last: number) => {
       want.current = [first, last];
@@ -118,7 +145,7 @@ export function Session({ id }: { id: string }) {
     let refreshTimer: ReturnType<typeof setTimeout> | null = null;
     const connect = async () => {
       try {
-        const t = await refresh();
+        const t = await refresh(true);
         if (!live) return;
         setLoadError(null);
         const c = await rpc();
@@ -131,6 +158,7 @@ export function Session({ id }: { id: string }) {
           lastSeq.current = Math.max(lastSeq.current, ev.seq);
           setTotal((x) => Math.max(x, ev.seq));
           setTick((x) => x + 1);
+          if (ev.type.startsWith('artifact.')) loadArtifacts();
           if (!refreshTimer)
             refreshTimer = setTimeout(() => {
               refreshTimer = null;
@@ -155,7 +183,7 @@ export function Session({ id }: { id: string }) {
       const sid = subId;
       if (sid) void rpc().then((c) => c.eventUnsubscribe({ subscriptionId: sid }).catch(() => {}));
     };
-  }, [id, refresh]);
+  }, [id, refresh, loadArtifacts]);
 
   const act = async (what: string, f: () => Promise<unknown>) => {
     setRefusal(null);
