@@ -64,7 +64,8 @@ function replay(ctx: ServerContext, id: string, after: number, maxBytes = MAX_PA
     size = fs.statSync(path).size;
   } catch {}
   const from = ctx.positions.before(id, after, size);
-  const page = readPage(path, from, after, maxBytes, redactionsOf(ctx.store, id));
+  // Verified positions met while skipping are remembered: the next page near them starts there (a jump into a long log).
+  const page = readPage(path, from, after, maxBytes, redactionsOf(ctx.store, id), (p) => ctx.positions.remember(id, p));
   if (page.corrupt && page.events.length === 0) {
     fail('WS201', `events log of ${id} is corrupt at seq ${page.corrupt.seq} (${page.corrupt.reason}): run baton session verify ${id}`, { seq: page.corrupt.seq });
   }
