@@ -125,6 +125,26 @@ test('a lease held by the CLI is shown with its holder and not stolen', { skip }
   await axe(page, 'a held session');
 });
 
+test('an expired lease is shown as expired and only then offers steal; stealing takes it as web', { skip }, async () => {
+  const d = cli(['session', 'new', 'Left behind by a crashed agent', '--lease', '1s']).id;
+  // Wait for the store to call the lease expired (no timing assertion: the test timeout bounds it).
+  while (cli(['session', 'show', d]).lease?.valid !== false) await new Promise((r) => setTimeout(r, 200));
+  await page.goto(`${server.url}?s=${d}`);
+  await page.getByTestId('lease').getByText(/Held by cli .* expired$/).waitFor();
+  await page.getByRole('button', { name: 'Steal expired lease and resume' }).click();
+  await page.getByText('Resume: done').waitFor();
+  await page.getByTestId('lease').getByText(/Held by web/).waitFor();
+  assert.equal(cli(['session', 'show', d]).lease.holder.surface, 'web');
+});
+
+test('a corrupt log is shown as a banner, not hidden', { skip }, async () => {
+  const e = cli(['session', 'new', 'Corrupted on disk']).id;
+  cli(['session', 'release', e]);
+  fs.appendFileSync(join(home, 'sessions', e, 'events.jsonl'), '{"seq":99,"not":"an event"}\n');
+  await page.goto(`${server.url}?s=${e}`);
+  await page.getByRole('alert').filter({ hasText: /Corrupt log/ }).waitFor();
+});
+
 test('a CLI append appears live; resume + append from the page is in the session log', { skip }, async () => {
   await page.goto(`${server.url}?s=${a}`);
   await page.getByRole('heading', { name: 'Fix the flaky parser' }).waitFor();

@@ -105,6 +105,22 @@ export function List({ route }: { route: ListRoute }) {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
+  // The next keyset page loads when the "More" button scrolls into view.
+  const more = useRef<HTMLButtonElement>(null);
+  const loadMore = useRef<() => void>(() => {});
+  loadMore.current = () => {
+    if (cursor && !loading && !hits) void load(cursor);
+  };
+  useEffect(() => {
+    const el = more.current;
+    if (!el) return;
+    const io = new IntersectionObserver((es) => {
+      if (es.some((e) => e.isIntersecting)) loadMore.current();
+    });
+    io.observe(el);
+    return () => io.disconnect();
+  });
+
   const set = (patch: Partial<ListRoute>) => navigate({ ...route, ...patch });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -219,7 +235,7 @@ export function List({ route }: { route: ListRoute }) {
       </ol>
       {!hits && rows.length === 0 && !loading && !error && <p className="empty">No sessions here. Start one with the CLI: baton session start</p>}
       {!hits && cursor && (
-        <button type="button" className="more" disabled={loading} onClick={() => void load(cursor)}>
+        <button ref={more} type="button" className="more" disabled={loading} onClick={() => void load(cursor)}>
           {loading ? 'Loading…' : 'More'}
         </button>
       )}

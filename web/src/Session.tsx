@@ -110,6 +110,8 @@ export function Session({ id }: { id: string }) {
           const page = await c.eventReplay({ threadId: id, after: Math.max(0, last - 40), maxBytes: PAGE_BYTES });
           for (const ev of pageEvents(page)) events.current.set(ev.seq, ev);
           setTick((x) => x + 1);
+          // Past the last event the manifest knows: a bad line there is refused with WS201 (the banner).
+          await c.eventReplay({ threadId: id, after: Math.max(last, page.nextAfter), maxBytes: 64 * 1024 });
         } catch (e) {
           const r = describeError(e);
           if (r.code === 'WS201') setCorrupt(r);
