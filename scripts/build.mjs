@@ -1,6 +1,6 @@
 // Bundles the entries: dist/hook.cjs (the hot hook path: CommonJS, nothing it does not
 // need) and its loader dist/hook-boot.cjs (the V8 code cache, docs/adr/0006), dist/cli.cjs
-// (the full command line) and dist/lib.cjs (the store API).
+// (the full command line) and dist/lib.cjs (the store API); last, the web page (web/ → dist/web, Vite).
 // CommonJS starts faster than ESM on Node 20.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -69,4 +69,9 @@ await build({ ...common, entryPoints: ['src/client/index.ts'], outfile: 'dist/cl
     const p = `dist/client/${f}`;
     writeFileSync(p, (await readFile(p, 'utf8')).replace(/from '(\.\/[\w.-]+)\.ts'/g, "from '$1.js'"));
   }
+}
+// The web page (docs/web.md): Vite + React into dist/web, served by `baton serve` at `/`.
+{
+  const { build: viteBuild } = await import('vite');
+  await viteBuild({ configFile: 'web/vite.config.ts', logLevel: 'warn' });
 }

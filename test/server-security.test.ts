@@ -103,7 +103,7 @@ test('Bearer works; ?token= once sets an HttpOnly SameSite=Strict cookie and lea
   assert.match(cookie, /SameSite=Strict/);
   const page = await get(s.port, '/', { cookie: cookie.split(';')[0] });
   assert.equal(page.status, 200);
-  assert.match(page.body, /web page is not built yet/);
+  assert.match(page.body, /<div id="root"><\/div>/, 'the built web page (dist/web/index.html)');
   assert.equal(await upgrade(s.wsUrl, { cookie: cookie.split(';')[0] }), 'open');
   // POST /mcp belongs to the MCP surface (a later issue): not served yet.
   assert.equal((await get(s.port, '/mcp', { authorization: `Bearer ${s.token}` }, 'POST')).status, 404);

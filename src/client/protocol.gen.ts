@@ -5,6 +5,12 @@ import { RpcConnection } from './connection.ts';
 
 export type Actor = "user" | "agent" | "system";
 
+export type AnonymousWorkspace = {
+  name: string;
+  hash: string;
+  git_branch?: string;
+};
+
 export type ChainHash = string;
 
 export type Episode = {
@@ -33,9 +39,28 @@ export type Event = (({
     title: string;
     task_id?: string;
     parent_session?: SessionId;
+    workspace: Workspace | AnonymousWorkspace;
+    allowed_runtimes: Runtime[];
+    created_by: string;
+  };
+  h: ChainHash;
+}) | ({
+  seq: Seq;
+  ts: IsoMillis;
+  type: "session.imported";
+  surface: Surface;
+  actor: Actor;
+  payload: {
+    origin_id: string;
+    digest: Sha256Hex;
+    layout: "baton" | "world-session-v1";
+    title: string;
     workspace: Workspace;
     allowed_runtimes: Runtime[];
     created_by: string;
+    exported_at?: string;
+    origin_workspace?: AnonymousWorkspace;
+    events: number;
   };
   h: ChainHash;
 }) | ({
@@ -48,6 +73,18 @@ export type Event = (({
     title?: string;
     task_id?: string | null;
     allowed_runtimes?: Runtime[];
+  };
+  h: ChainHash;
+}) | ({
+  seq: Seq;
+  ts: IsoMillis;
+  type: "session.titled";
+  surface: Surface;
+  actor: Actor;
+  /** a hook-created session's default title replaced by its first prompt (no lease needed; a title a person gave is never replaced) */
+  payload: {
+    title: string;
+    from: "prompt";
   };
   h: ChainHash;
 }) | ({
@@ -448,6 +485,14 @@ export type Thread = {
   refs: RefNow[];
   /** this server's workspace for the thread (thread/resume's workspacePath); never the session's origin */
   workspaceOverride: string | null;
+  corrupt?: ({
+    line: number;
+    reason: string;
+  }) | null;
+  conflict?: ({
+    detected_at: string;
+    detail: string;
+  }) | null;
 };
 
 export type ThreadSummary = {
@@ -721,6 +766,8 @@ export type PointerPublishResult = ({
   status: PointerStatus;
   journal_appended: boolean;
   journal_error: "JOURNAL_APPEND_FAILED" | null;
+  /** secrets replaced by <redacted> in the stored pointer_text; present only when > 0 */
+  redacted?: number;
 }) | ({
   ok: false;
   error: "STALE_GENERATION" | "STALE_REVISION";

@@ -98,7 +98,10 @@ const CHUNK = 256 * 1024;
  * maxBytes on its own comes alone, marked oversize. Reads at most maxBytes + one line + a
  * chunk into memory. A torn tail (an incomplete last line) is left for a later read.
  */
-export function readPage(path: string, from: LogPosition, skipTo: number, maxBytes: number, redactions: Map<number, string[]>): Page {
+/** While skipping to a page, a verified position is offered every CHECKPOINT_EVERY events (for a PositionCache). */
+export const CHECKPOINT_EVERY = 4096;
+
+export function readPage(path: string, from: LogPosition, skipTo: number, maxBytes: number, redactions: Map<number, string[]>, checkpoint?: (p: LogPosition) => void): Page {
   const page: Page = { events: [], next: { ...from }, more: false, oversize: false, corrupt: null };
   let fd: number;
   try {
@@ -141,6 +144,7 @@ export function readPage(path: string, from: LogPosition, skipTo: number, maxByt
           if (bytes > maxBytes) page.oversize = true;
         }
         page.next = { offset: page.next.offset + (nl - start) + 1, seq: ev.seq, h: ev.h };
+        if (checkpoint && ev.seq < skipTo && ev.seq % CHECKPOINT_EVERY === 0) checkpoint({ ...page.next });
         start = nl + 1;
         if (page.oversize) {
           page.more = page.next.offset < size;

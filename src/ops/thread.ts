@@ -64,8 +64,13 @@ function contextDigest(dir: string, file: unknown): string | null {
   } catch {
     return null;
   }
+  return createHash('sha256').update(frozenContext(text)).digest('hex');
+}
+
+/** A start context's file as it was when its episode opened: without the closure appended at close. */
+export function frozenContext(text: string): string {
   const closed = text.lastIndexOf('## Closed\n\n- time: ');
-  return createHash('sha256').update(closed >= 0 ? text.slice(0, closed) : text).digest('hex');
+  return closed >= 0 ? text.slice(0, closed) : text;
 }
 
 /** Every episode of a session in the order they opened (one pass over the log). */

@@ -107,6 +107,9 @@ const Thread = z.object({
   openEpisodes: z.array(OpenEpisode),
   refs: z.array(RefNow),
   workspaceOverride: z.string().nullable().meta({ description: "this server's workspace for the thread (thread/resume's workspacePath); never the session's origin" }),
+  /** thread/read only: the index's view of the log (a corrupt line, a projection_conflict), for the web page's banners. */
+  corrupt: ThreadSummary.shape.corrupt.optional(),
+  conflict: ThreadSummary.shape.conflict.optional(),
 }).meta({ id: 'Thread' });
 
 const ReplayPage = z.object({

@@ -16,6 +16,7 @@ import { resolveHome } from '../store/home.ts';
 import { FsStore } from '../store/store.ts';
 import { removeServerFile, serverToken, writeServerFile } from './auth.ts';
 import { Dispatcher } from './dispatcher.ts';
+import { serveSessionFile } from './files.ts';
 import { type ServerContext, methods } from './methods.ts';
 import { Subscriptions } from './subscriptions.ts';
 import { HttpServer, isLoopback, serveStdio } from './transports.ts';
@@ -113,6 +114,7 @@ export async function main(argv: string[]): Promise<void> {
   if (!isLoopback(host) && !o['allow-remote']) usage(`--host ${host} is not a loopback address: add --allow-remote to serve other machines`);
   const token = serverToken(home, !!o['new-token']);
   const http = new HttpServer(dispatcher, { host, port, token, webRoot: join(__dirname, 'web'), version: VERSION, log });
+  http.getPrefix((req, res, url) => serveSessionFile(store, req, res, url));
   let bound: { port: number };
   try {
     bound = await http.listen();

@@ -65,7 +65,8 @@ function replay(ctx: ServerContext, id: string, after: number, maxBytes = MAX_PA
     size = fs.statSync(path).size;
   } catch {}
   const from = ctx.positions.before(id, after, size);
-  const page = readPage(path, from, after, maxBytes, ctx.redactions.of(ctx.store, id));
+  // Verified positions met while skipping are remembered: the next page near them starts there (a jump into a long log).
+  const page = readPage(path, from, after, maxBytes, ctx.redactions.of(ctx.store, id), (p) => ctx.positions.remember(id, p));
   if (page.corrupt && page.events.length === 0) {
     fail('WS201', `events log of ${id} is corrupt at seq ${page.corrupt.seq} (${page.corrupt.reason}): run baton session verify ${id}`, { seq: page.corrupt.seq });
   }
@@ -100,7 +101,9 @@ export function methods(ctx: ServerContext): Record<Exclude<MethodName, 'initial
 
     'thread/read': (p: { threadId: string; includeEvents?: { after?: number; maxBytes?: number } }) => {
       const id = store.resolve(p.threadId);
-      const out: Record<string, unknown> = { thread: thread(id) };
+      // The index's flags of the log (corrupt line, projection_conflict) ride along for the page's banners.
+      const flags = listSessions(store.home, { cwd: null, ids: [id], limit: 1 }, ctx.io).sessions[0];
+      const out: Record<string, unknown> = { thread: { ...thread(id), corrupt: flags?.corrupt ?? null, conflict: flags?.conflict ?? null } };
       if (p.includeEvents) out.events = replay(ctx, id, p.includeEvents.after ?? 0, p.includeEvents.maxBytes);
       return out;
     },

@@ -164,6 +164,7 @@ export class HttpServer {
   private readonly routes = new Map<string, Route>();
   readonly connections = new Set<WebSocket>();
   private origins = new Set<string>();
+  private readonly prefixes: ((req: IncomingMessage, res: ServerResponse, url: URL) => boolean)[] = [];
 
   constructor(
     private readonly dispatcher: Dispatcher,
@@ -180,6 +181,11 @@ export class HttpServer {
   /** Adds a route (exact path; '/' also serves the web page's files). Every route sits behind the token. */
   route(method: string, path: string, handler: Route): void {
     this.routes.set(`${method} ${path}`, handler);
+  }
+
+  /** Adds a GET handler tried before the web page's files; it returns false for a path it does not serve. */
+  getPrefix(handler: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean): void {
+    this.prefixes.push(handler);
   }
 
   listen(): Promise<{ port: number }> {
@@ -214,6 +220,15 @@ export class HttpServer {
       return void res.end();
     }
     const exact = this.routes.get(`${req.method} ${url.pathname}`);
+    if (!exact && req.method === 'GET') {
+      try {
+        for (const p of this.prefixes) if (p(req, res, url)) return;
+      } catch (e) {
+        this.o.log(`request GET ${url.pathname} failed: ${e instanceof Error ? e.message : String(e)}`);
+        if (!res.headersSent) json(res, 500, { error: 'internal error' });
+        return;
+      }
+    }
     const handler = exact ?? (req.method === 'GET' && !url.pathname.startsWith('/rpc') ? this.routes.get('GET /') : undefined);
     if (!handler) {
       const known = [...this.routes.keys()].some((k) => k.endsWith(` ${url.pathname}`));

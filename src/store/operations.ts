@@ -25,8 +25,11 @@ export const ARTIFACT_MAX_BYTES = 64 * 1024 * 1024;
 /** A plain artifact file name (also the rule for artifacts and contexts an import copies in). */
 export const ARTIFACT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._ -]{0,199}$/;
 
+/** A plain file name of a session's artifacts/ (or contexts/) folder: no separator, no `..`. */
+export const isArtifactName = (name: string): boolean => ARTIFACT_NAME_RE.test(name) && !name.includes('..');
+
 function checkArtifactName(name: string): string {
-  if (!ARTIFACT_NAME_RE.test(name) || name.includes('..')) {
+  if (!isArtifactName(name)) {
     fail('USAGE', `invalid artifact name ${JSON.stringify(name)}: a plain file name (letters, digits, . _ - and spaces)`);
   }
   return name;
