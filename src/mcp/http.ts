@@ -1,4 +1,4 @@
-// POST /mcp on `baton serve` (mcp.md): the same tool set as `baton mcp`, over Streamable
+// /mcp on `baton serve` (mcp.md): the same tool set as `baton mcp`, over Streamable
 // HTTP, behind the server's token (the route table of src/server/transports.ts checks it
 // before any route runs). Stateless: each request gets a fresh MCP server from the SDK's
 // handler, so nothing is held between requests and a client may send to any instance.
@@ -6,6 +6,7 @@
 // serving process is not an agent's).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { HttpServer } from '../server/transports.ts';
 import type { FsStore } from '../store/store.ts';
 import { mcpServer, mcpWriter } from './tools.ts';
 
@@ -43,7 +44,7 @@ export function mcpRoute(o: { store: FsStore; version: string; log: (line: strin
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
     const abort = new AbortController();
     res.on('close', () => abort.abort());
-    const response = await handler.fetch(new Request(url, { method: req.method, headers, body: new Uint8Array(bytes), signal: abort.signal }));
+    const response = await handler.fetch(new Request(url, { method: req.method, headers, body: req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(bytes), signal: abort.signal }));
     const out: Record<string, string> = {};
     response.headers.forEach((v, k) => {
       out[k] = v;
@@ -53,4 +54,10 @@ export function mcpRoute(o: { store: FsStore; version: string; log: (line: strin
     for await (const chunk of response.body) res.write(chunk);
     res.end();
   };
+}
+
+/** Adds /mcp to the server's route table: POST serves; GET and DELETE (sessionful Streamable HTTP) get the SDK's 405. */
+export function mountMcp(http: HttpServer, o: { store: FsStore; version: string; log: (line: string) => void }): void {
+  const route = mcpRoute(o);
+  for (const method of ['POST', 'GET', 'DELETE']) http.route(method, '/mcp', route);
 }

@@ -19,7 +19,7 @@ import { Dispatcher } from './dispatcher.ts';
 import { type ServerContext, methods } from './methods.ts';
 import { Subscriptions } from './subscriptions.ts';
 import { HttpServer, isLoopback, serveStdio } from './transports.ts';
-import { mcpRoute } from '../mcp/http.ts';
+import { mountMcp } from '../mcp/http.ts';
 
 declare const BATON_VERSION: string;
 const VERSION = typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev';
@@ -114,7 +114,7 @@ export async function main(argv: string[]): Promise<void> {
   if (!isLoopback(host) && !o['allow-remote']) usage(`--host ${host} is not a loopback address: add --allow-remote to serve other machines`);
   const token = serverToken(home, !!o['new-token']);
   const http = new HttpServer(dispatcher, { host, port, token, webRoot: join(__dirname, 'web'), version: VERSION, log });
-  http.route('POST', '/mcp', mcpRoute({ store, version: VERSION, log })); // mcp.md: the MCP tools over Streamable HTTP
+  mountMcp(http, { store, version: VERSION, log }); // mcp.md: the MCP tools over Streamable HTTP at /mcp
   let bound: { port: number };
   try {
     bound = await http.listen();
