@@ -28,6 +28,7 @@ import { DEFAULT_TTL } from '../store/refs.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { realDir } from '../store/workspace.ts';
 import { decodeCursor, encodeCursor } from '../server/methods.ts';
+import type { TOOL_NAMES } from './names.ts';
 import { type SessionSource, resolveSession } from './session.ts';
 
 /** Text a tool returns unless the caller asks for a bigger page (mcp.md: ≤ 16 KiB). */
@@ -37,7 +38,6 @@ export const MAX_LOG_PAGE_BYTES = 1024 * 1024;
 const DEFAULT_LOG_BYTES = 12 * 1024;
 const DEFAULT_LEASE = '10m';
 
-export const TOOL_NAMES = ['pointer_get', 'pointer_publish', 'context_append', 'session_list', 'session_log', 'ref_capture', 'ref_list', 'search'] as const;
 
 export interface McpContext {
   store: FsStore;
