@@ -14,6 +14,7 @@ import { parseDuration } from '../core/duration.ts';
 import { BatonError, fail } from '../core/errors.ts';
 import { redactValue } from '../core/redact.ts';
 import { listSessions, searchSessions } from '../index/api.ts';
+import { decodeListCursor, encodeListCursor } from '../ops/cursor.ts';
 import { START, readPage, redactionsOf } from '../ops/events.ts';
 import { pointerView } from '../ops/pointer.ts';
 import { captureRefOp, listRefs } from '../ops/refs.ts';
@@ -27,7 +28,6 @@ import { LOG_FILE } from '../store/log.ts';
 import { DEFAULT_TTL } from '../store/refs.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { realDir } from '../store/workspace.ts';
-import { decodeCursor, encodeCursor } from '../server/methods.ts';
 import type { TOOL_NAMES } from './names.ts';
 import { type SessionSource, resolveSession } from './session.ts';
 
@@ -265,7 +265,7 @@ export function tools(ctx: McpContext): Record<(typeof TOOL_NAMES)[number], Tool
         const { sessions } = listSessions(store.home, { cwd, state: a.state, limit: a.limit + 1, after });
         const data = sessions.slice(0, a.limit).map((r) => ({ id: r.id, title: r.title, state: r.state, workspace: r.workspace, last_touched_at: r.last_touched_at, last_seq: r.last_seq, pointer_status: r.pointer_status, open_episodes: r.open_episodes }));
         const last = data[data.length - 1];
-        return bounded({ ok: true, sessions: data, next_cursor: sessions.length > a.limit && last ? encodeCursor(last) : null });
+        return bounded({ ok: true, sessions: data, next_cursor: sessions.length > a.limit && last ? encodeListCursor(last) : null });
       },
     }),
 
@@ -339,13 +339,9 @@ export function tools(ctx: McpContext): Record<(typeof TOOL_NAMES)[number], Tool
   };
 }
 
-/** session_list's cursor: the app server's thread/list cursor; a bad one is USAGE. */
+/** session_list's cursor (the app server's thread/list cursor); a bad one is USAGE. */
 function cursorOf(c: string): { last_touched_at: string; id: string } {
-  try {
-    return decodeCursor(c);
-  } catch {
-    return fail('USAGE', 'cursor: not a next_cursor this server returned');
-  }
+  return decodeListCursor(c) ?? fail('USAGE', 'cursor: not a next_cursor this server returned');
 }
 
 /** One MCP server (one per connection or request) with baton's tools and resources. */
