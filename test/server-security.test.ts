@@ -105,8 +105,8 @@ test('Bearer works; ?token= once sets an HttpOnly SameSite=Strict cookie and lea
   assert.equal(page.status, 200);
   assert.match(page.body, /web page is not built yet/);
   assert.equal(await upgrade(s.wsUrl, { cookie: cookie.split(';')[0] }), 'open');
-  // POST /mcp belongs to the MCP surface (a later issue): not served yet.
-  assert.equal((await get(s.port, '/mcp', { authorization: `Bearer ${s.token}` }, 'POST')).status, 404);
+  // POST /mcp is the MCP surface's (docs/mcp.md, test/mcp-session.test.ts): behind the same token.
+  assert.equal((await get(s.port, '/mcp', {}, 'POST')).status, 401);
 });
 
 test('the upgrade checks Origin: the server own origin or none', async () => {
