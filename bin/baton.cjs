@@ -3,14 +3,17 @@
 // agent session, so it loads only the small hook bundle (no commander, no SQLite), through
 // its loader, which keeps V8's code cache of the bundle in the store's home;
 // `session list` (what a resume picker runs) loads dist/list.cjs, which hands anything it
-// does not parse to the full command line; `serve` loads dist/serve.cjs (the app server);
+// does not parse to the full command line; `serve` loads dist/serve.cjs (the app server),
+// `mcp` dist/mcp.cjs (the MCP server);
 // everything else loads the full command line (also `baton hook ... --help`: the payload
 // comes on stdin, so a hook call never has it).
 'use strict';
 const s = process.argv.indexOf('session');
 const help = process.argv.includes('--help') || process.argv.includes('-h');
-const serve = process.argv[2] === 'serve' || (process.argv[2] === '--home' && process.argv[4] === 'serve');
+const first = process.argv[2] === '--home' ? process.argv[4] : process.argv[2];
+const serve = first === 'serve';
 if (process.argv[2] === 'hook' && !help) require('../dist/hook-boot.cjs');
 else if (serve) require('../dist/serve.cjs');
+else if (first === 'mcp') require('../dist/mcp.cjs');
 else if (s >= 2 && process.argv[s + 1] === 'list') require('../dist/list.cjs');
 else require('../dist/cli.cjs');

@@ -105,8 +105,8 @@ test('Bearer works; ?token= once sets an HttpOnly SameSite=Strict cookie and lea
   assert.equal(page.status, 200);
   assert.match(page.body, /<div id="root"><\/div>/, 'the built web page (dist/web/index.html)');
   assert.equal(await upgrade(s.wsUrl, { cookie: cookie.split(';')[0] }), 'open');
-  // POST /mcp belongs to the MCP surface (a later issue): not served yet.
-  assert.equal((await get(s.port, '/mcp', { authorization: `Bearer ${s.token}` }, 'POST')).status, 404);
+  // POST /mcp is the MCP surface's (docs/mcp.md, test/mcp-session.test.ts): behind the same token.
+  assert.equal((await get(s.port, '/mcp', {}, 'POST')).status, 401);
 });
 
 test('--open prints the URL with the token, which opens the page and sets the cookie', async () => {

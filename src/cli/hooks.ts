@@ -5,6 +5,8 @@ import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
 import { type SkillInstallReport, installSkill, skillWiring, splitSkillAspect, uninstallSkill, verifySkill } from '../exchange/skill-install.ts';
 import { isoMillis } from '../core/time.ts';
+import { type McpInstallReport, installMcp, mcpScopes, mcpWiring, splitMcpAspect, uninstallMcp } from '../mcp/install.ts';
+import { verifyMcp } from '../mcp/verify.ts';
 import { parseAspects } from '../hooks/dispatch.ts';
 import { demoText, runDemo } from '../commands/demo.ts';
 import { doctor } from '../commands/doctor.ts';
@@ -50,6 +52,12 @@ function skillText(r: SkillInstallReport | undefined, dryRun: boolean): string[]
   return [`claude skill: ${r.file} ${dryRun ? '(would write)' : '(written)'}${r.backup ? `, backup ${r.backup}` : ''}`, ...(dryRun && r.diff ? [r.diff] : [])];
 }
 
+function mcpText(r: McpInstallReport | undefined, dryRun: boolean): string[] {
+  if (!r) return [];
+  if (!r.written && !r.diff) return [`${r.provider} mcp (${r.scope} scope): ${r.file} (already configured)`];
+  return [`${r.provider} mcp (${r.scope} scope): ${r.file} ${dryRun ? '(would add the baton server)' : '(added the baton server)'}${r.backup ? `, backup ${r.backup}` : ''}`, ...(dryRun && r.diff ? [r.diff] : [])];
+}
+
 function installText(r: InstallReport, dryRun: boolean): string[] {
   const out = [`${r.provider} (${r.scope} scope): ${r.file}`];
   if (r.added.length) out.push(`  ${dryRun ? 'would add' : 'added'}: ${r.added.join(', ')}`);
@@ -78,23 +86,31 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
     .description("add baton's hook entries to a provider's settings file")
     .argument('<provider>', PROVIDER_NAMES.join(' | '))
     .option('--scope <scope>', 'user | project | local', 'user')
-    .option('--aspects <list>', 'aspects to run: session,prompt,pointer (default all); skill (claude) installs baton\'s SKILL.md')
+    .option('--aspects <list>', 'aspects to run: session,prompt,pointer (default all); skill (claude) installs baton\'s SKILL.md; mcp adds baton\'s MCP server')
     .option('--dry-run', 'print the diff, change nothing')
     .option('--force', 'replace an earlier baton entry that differs')
     .action((name: string, o) =>
       run(globals(), () => {
         const adapter = providerOf(name);
         const scope = scopeOf(o.scope);
-        const split = splitSkillAspect(o.aspects);
         const ctx = ctxFor(globals());
+        const m = splitMcpAspect(o.aspects);
+        // The MCP configuration is checked (HK101) before anything is written, like the skill.
+        if (m.mcp) installMcp(adapter.name, scope, ctx, { dryRun: true, force: !!o.force });
+        const mcp = () => (m.mcp ? { mcp: installMcp(adapter.name, scope, ctx, { dryRun: !!o.dryRun, force: !!o.force }) } : {});
+        if (m.rest === null) {
+          const r = mcp();
+          return { json: { ok: true, dry_run: !!o.dryRun, provider: adapter.name, scope, ...r }, text: mcpText(r.mcp, !!o.dryRun) };
+        }
+        const split = splitSkillAspect(m.rest);
         if (split.skill) {
           // The skill file is checked (HK101) before anything is written; it goes in after the hook entries.
           installSkill(adapter.name, scope, ctx, { dryRun: true, force: !!o.force });
         }
         const skill = () => (split.skill ? { skill: installSkill(adapter.name, scope, ctx, { dryRun: !!o.dryRun, force: !!o.force }) } : {});
         if (split.hooks === null) {
-          const r = skill();
-          return { json: { ok: true, dry_run: !!o.dryRun, provider: adapter.name, scope, ...r }, text: skillText(r.skill, !!o.dryRun) };
+          const r = { ...skill(), ...mcp() };
+          return { json: { ok: true, dry_run: !!o.dryRun, provider: adapter.name, scope, ...r }, text: [...skillText(r.skill, !!o.dryRun), ...mcpText(r.mcp, !!o.dryRun)] };
         }
         const aspects = aspectsOption(split.hooks);
         // An earlier baton's differing entry is reported, not overwritten: refuse before writing anything.
@@ -107,8 +123,8 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           );
         }
         const r = o.dryRun ? plan : install(adapter, scope, aspects, ctx, { force: !!o.force });
-        const sk = skill();
-        return { json: { ok: true, dry_run: !!o.dryRun, ...r, ...sk }, text: [...installText(r, !!o.dryRun), ...skillText(sk.skill, !!o.dryRun)] };
+        const sk = { ...skill(), ...mcp() };
+        return { json: { ok: true, dry_run: !!o.dryRun, ...r, ...sk }, text: [...installText(r, !!o.dryRun), ...skillText(sk.skill, !!o.dryRun), ...mcpText(sk.mcp, !!o.dryRun)] };
       }),
     );
 
@@ -125,7 +141,12 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
         const ctx = ctxFor(globals());
         const reports = scopes.map((s) => uninstall(adapter, s, ctx, { dryRun: !!o.dryRun }));
         const skillRemoved = adapter.name === 'claude' ? scopes.filter((s) => s !== 'local').map((s) => uninstallSkill(s, ctx, { dryRun: !!o.dryRun })).filter((f): f is string => f !== null) : [];
+        const mcpRemoved = scopes.filter((s) => mcpScopes(adapter.name).includes(s)).map((s) => uninstallMcp(adapter.name, s, ctx, { dryRun: !!o.dryRun })).filter((r) => r.removed);
         const text: string[] = skillRemoved.map((f) => `claude skill: ${o.dryRun ? 'would remove' : 'removed'} ${f}`);
+        for (const r of mcpRemoved) {
+          text.push(`${r.provider} mcp (${r.scope} scope): ${o.dryRun ? 'would remove' : 'removed'} the baton server from ${r.file}${r.file_removed ? ' (and the file: baton created it)' : ''}`);
+          if (r.diff) text.push(r.diff);
+        }
         for (const r of reports) {
           text.push(`${r.provider} (${r.scope} scope): ${r.file}: ${r.removed ? `${o.dryRun ? 'would remove' : 'removed'} ${r.removed} entr${r.removed === 1 ? 'y' : 'ies'}` : 'no baton entries'}`);
           if (r.file_removed) text.push(`  removed the file (baton created it; nothing else was in it)`);
@@ -134,7 +155,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           if (r.shim_removed) text.push(`  shim removed: ${r.shim_removed}`);
           if (r.diff) text.push(r.diff);
         }
-        return { json: { ok: true, dry_run: !!o.dryRun, results: reports, skill_removed: skillRemoved }, text };
+        return { json: { ok: true, dry_run: !!o.dryRun, results: reports, skill_removed: skillRemoved, mcp_removed: mcpRemoved }, text };
       }),
     );
 
@@ -149,6 +170,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
         const rows = [
           ...PROVIDER_NAMES.flatMap((p) => wiring(PROVIDERS[p], ctx)).map((r) => ({ ...r, last_run: readLastRun(home, r.provider, r.aspect) })),
           { ...skillWiring(ctx), last_run: null },
+          ...PROVIDER_NAMES.map((p) => ({ ...mcpWiring(p, ctx), last_run: null })),
         ];
         const now = Date.now();
         const text = table(
@@ -172,12 +194,13 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
     .description('run each installed entry as configured with a synthetic payload; writes nothing')
     .argument('[provider]', PROVIDER_NAMES.join(' | '))
     .action((name: string | undefined) =>
-      run(globals(), () => {
+      run(globals(), async () => {
         const g = globals();
         const providers = name ? [providerOf(name)] : PROVIDER_NAMES.map((p) => PROVIDERS[p]);
         const ctx = ctxFor(g);
         const env: NodeJS.ProcessEnv = { ...process.env, BATON_HOME: resolveHome(g.home) };
-        const rows = [...providers.flatMap((a) => verifyProvider(a, ctx, env)), ...(providers.some((a) => a.name === 'claude') ? verifySkill(ctx) : [])];
+        const mcpRows = (await Promise.all(providers.map((a) => verifyMcp(a.name, ctx, env)))).flat();
+        const rows = [...providers.flatMap((a) => verifyProvider(a, ctx, env)), ...(providers.some((a) => a.name === 'claude') ? verifySkill(ctx) : []), ...mcpRows];
         const failed = rows.filter((r) => !r.ok);
         const text = rows.length
           ? table(

@@ -54,6 +54,11 @@ export function buildProgram(): Command {
     .option('--open', 'print the URL with the token')
     // bin/baton.cjs routes `baton serve` to dist/serve.cjs; a `serve` after global options lands here and goes there too.
     .action(() => require(join(__dirname, 'serve.cjs')));
+  program
+    .command('mcp')
+    .description("baton's MCP server on stdio, for an agent's MCP configuration (docs/mcp.md)")
+    // bin/baton.cjs routes `baton mcp` to dist/mcp.cjs; reached here only after global options.
+    .action(() => require(join(__dirname, 'mcp.cjs')));
   return program;
 }
 

@@ -9,6 +9,7 @@ import { CODEX_TRUST_HINT } from '../providers/codex-trust.ts';
 import { PROVIDERS } from '../providers/index.ts';
 import { type InstallContext, type WiringRow, wiring } from '../providers/install.ts';
 import { shellQuote } from '../hooks/shell.ts';
+import { mcpWiring } from '../mcp/install.ts';
 import { LOG_FILE, scanLog } from '../store/log.ts';
 import { contextMdSeq, readManifest } from '../store/projections.ts';
 import { type EpisodeIndex, foldEpisodeEvent } from '../hooks/episodes.ts';
@@ -176,6 +177,9 @@ export function doctor(home: string, ctx: InstallContext, now: Date): DoctorRepo
         P(`${row.row}: wired to another baton (${row.foreign[0]})`, `baton install ${name} --scope ${row.foreign[0].split(' ')[0]} --force`);
       }
     }
+    // The MCP server (mcp.md): an earlier baton's entry runs a binary that may be gone.
+    const mcp = mcpWiring(name, ctx);
+    if (mcp.state === 'partial') P(`${mcp.row}: ${mcp.missing[0]}`, `baton install ${name} --scope ${mcp.missing[0].split(':')[0]} --aspects mcp --force`);
   }
   if (!r.node.ok) P(`Node ${r.node.version} is older than baton needs (>= 20.19)`, 'install Node 20.19 or newer');
   return r;

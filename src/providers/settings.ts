@@ -101,6 +101,54 @@ function removeMember(text: string, container: Node, member: Node): string {
 const propValue = (obj: Node | undefined, key: string): Node | undefined =>
   obj?.type === 'object' ? obj.children?.find((p) => p.children?.[0]?.value === key)?.children?.[1] : undefined;
 
+/** The value at `path` (object keys from the root), or undefined. */
+export function valueAt(text: string, path: readonly string[], file: string): unknown {
+  let node: Node | undefined = parseSettings(text, file);
+  for (const key of path) node = propValue(node, key);
+  return node === undefined ? undefined : JSON.parse(text.slice(node.offset, node.offset + node.length));
+}
+
+/**
+ * Sets the member at `path` to `value`, creating the objects above it as one insertion (so
+ * removeAt is its exact inverse); an existing value is replaced in place. HK102 when a
+ * step of the path is not an object.
+ */
+export function setAt(text: string, path: readonly string[], value: unknown, file: string): string {
+  const base = text.trim() === '' ? '{}\n' : text;
+  const st = styleOf(base);
+  let node = parseSettings(base, file);
+  for (let i = 0; i < path.length; i++) {
+    const next = propValue(node, path[i]);
+    if (next === undefined) {
+      const rest = path.slice(i + 1).reduceRight<unknown>((v, k) => ({ [k]: v }), value);
+      return insertMember(base, node, path[i], rest, st);
+    }
+    if (i === path.length - 1) return base.slice(0, next.offset) + pretty(value, lineIndent(base, next.offset), st) + base.slice(next.offset + next.length);
+    if (next.type !== 'object') fail('HK102', `${file}: "${path.slice(0, i + 1).join('.')}" is not an object`, { file });
+    node = next;
+  }
+  return base;
+}
+
+/**
+ * Removes the member at `path` and every object above it that it leaves empty, except the
+ * first `keep` objects of the path (the inverse of setAt when they existed before it).
+ */
+export function removeAt(text: string, path: readonly string[], file: string, keep = 0): string {
+  for (let depth = path.length; depth > keep; depth--) {
+    const chain: Node[] = [parseSettings(text, file)];
+    for (const key of path.slice(0, depth)) {
+      const v = propValue(chain[chain.length - 1], key);
+      if (v === undefined) return text;
+      chain.push(v);
+    }
+    const value = chain[chain.length - 1];
+    if (depth < path.length && (value.children ?? []).length > 0) return text;
+    text = removeMember(text, chain[chain.length - 2], value.parent!);
+  }
+  return text;
+}
+
 /** Every command hook under `hooks`, with where its command string sits. */
 export function listEntries(text: string, file = 'settings'): HookEntryRef[] {
   const root = parseSettings(text, file);

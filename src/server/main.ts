@@ -20,6 +20,7 @@ import { serveSessionFile } from './files.ts';
 import { type ServerContext, methods } from './methods.ts';
 import { Subscriptions } from './subscriptions.ts';
 import { HttpServer, isLoopback, serveStdio } from './transports.ts';
+import { mountMcp } from '../mcp/http.ts';
 
 declare const BATON_VERSION: string;
 const VERSION = typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev';
@@ -115,6 +116,7 @@ export async function main(argv: string[]): Promise<void> {
   const token = serverToken(home, !!o['new-token']);
   const http = new HttpServer(dispatcher, { host, port, token, webRoot: join(__dirname, 'web'), version: VERSION, log });
   http.getPrefix((req, res, url) => serveSessionFile(store, req, res, url));
+  mountMcp(http, { store, version: VERSION, log }); // mcp.md: the MCP tools over Streamable HTTP at /mcp
   let bound: { port: number };
   try {
     bound = await http.listen();

@@ -8,6 +8,7 @@ import { parseDuration } from '../core/duration.ts';
 import { fail } from '../core/errors.ts';
 import type { IndexIo } from '../index/api.ts';
 import { listSessions, projectList, searchSessions } from '../index/api.ts';
+import { decodeListCursor, encodeListCursor } from '../ops/cursor.ts';
 import { type PositionCache, type RedactionCache, readPage } from '../ops/events.ts';
 import { pointerView } from '../ops/pointer.ts';
 import { captureRefOp, listRefs, renderRefs } from '../ops/refs.ts';
@@ -38,16 +39,11 @@ export interface ServerContext {
 const writerOf = (c: Connection): Writer => c.state.writer as Writer;
 const leaseOf = (d: string | undefined): number => parseDuration(d ?? '10m');
 
-/** The keyset cursor: (last touched, id) of the last row of a page, opaque to clients. */
-export function encodeCursor(k: { last_touched_at: string; id: string }): string {
-  return Buffer.from(JSON.stringify([k.last_touched_at, k.id])).toString('base64url');
-}
+export const encodeCursor = encodeListCursor;
 
 export function decodeCursor(c: string): { last_touched_at: string; id: string } {
-  try {
-    const v = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return { last_touched_at: v[0], id: v[1] };
-  } catch {}
+  const k = decodeListCursor(c);
+  if (k) return k;
   throw new JSONRPCErrorException('invalid params for thread/list: cursor: not a cursor this server returned', INVALID_PARAMS, { issues: [{ path: 'cursor', message: 'not a cursor' }] });
 }
 
