@@ -127,6 +127,7 @@ test('a refused payload and a BATON_VERIFY=1 run write no cache: the store is un
   const r = root();
   const home = join(r, 'store');
   fs.mkdirSync(home, { mode: 0o700 });
+  fs.writeFileSync(join(home, '.baton-home'), '', { mode: 0o600 }); // a store baton made: the cache is kept only there
   const h0 = treeHash(home);
   const bad = baton(['hook', 'claude'], { home, input: '{not json' });
   assert.equal(bad.code, 0);
@@ -136,13 +137,14 @@ test('a refused payload and a BATON_VERIFY=1 run write no cache: the store is un
   assert.equal(verify.code, 0, verify.stderr);
   assert.match(verify.stderr, /baton_verify/);
   assert.equal(treeHash(home), h0);
-  assert.deepEqual(fs.readdirSync(home), []);
+  assert.deepEqual(fs.readdirSync(home), ['.baton-home']);
 });
 
 test('a cache folder that cannot be made (a file in its place) does not break the hook', () => {
   const r = root();
   const home = join(r, 'store');
   fs.mkdirSync(home, { mode: 0o700 });
+  fs.writeFileSync(join(home, '.baton-home'), '', { mode: 0o600 }); // a store baton made: the cache is kept only there
   fs.writeFileSync(cacheDirOf(home), 'in the way', { mode: 0o600 });
   hookOk(home, start(r));
   hookOk(home, prompt(r));
@@ -153,6 +155,7 @@ test('runWithCodeCache: absent, then used; a cache of another source is rejected
   const r = root();
   const home = join(r, 'store');
   fs.mkdirSync(home, { mode: 0o700 });
+  fs.writeFileSync(join(home, '.baton-home'), '', { mode: 0o600 }); // a store baton made: the cache is kept only there
   const file = join(r, 'mod.cjs');
   fs.writeFileSync(file, 'exports.sum = [1, 2, 3].reduce((a, b) => a + b, 0); exports.dir = __dirname;\n');
   const first = runWithCodeCache<{ sum: number; dir: string }>(file, 'a'.repeat(64), home, require);
@@ -188,6 +191,7 @@ test('a cache folder writable by others is not trusted', () => {
   const r = root();
   const dir = join(r, 'cache');
   fs.mkdirSync(dir, { mode: 0o700 });
+  fs.writeFileSync(join(r, '.baton-home'), '', { mode: 0o600 });
   assert.equal(writeCodeCache(dir, 'hook-x--v.v8cache', () => ({ data: Buffer.from('data'), covered: 2 })), true);
   assert.deepEqual(readCodeCache(dir, 'hook-x--v.v8cache'), { data: Buffer.from('data'), covered: 2 });
   fs.chmodSync(dir, 0o777);

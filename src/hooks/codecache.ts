@@ -13,6 +13,7 @@ import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdi
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { DIR_MODE, FILE_MODE, uniqueTempName } from '../store/fsutil.ts';
+import { HOME_MARKER } from '../store/home.ts';
 
 /** A cache larger than this is not ours (the bundle's is ~120 KB). */
 const MAX_CACHE_BYTES = 16 * 1024 * 1024;
@@ -101,6 +102,8 @@ export function readCodeCache(dir: string, name: string): CodeCache | undefined 
 export function writeCodeCache(dir: string, name: string, make: () => CodeCache): boolean {
   let tmp: string | undefined;
   try {
+    // Only in a home baton made (its marker): a refused home (WS011) is left as it was.
+    if (!lstatSync(join(dirname(dir), HOME_MARKER), { throwIfNoEntry: false })?.isFile()) return false;
     try {
       mkdirSync(dir, { mode: DIR_MODE });
     } catch (e) {

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { redactText } from '../core/redact.ts';
 import { isoMillis } from '../core/time.ts';
-import { FILE_MODE, appendDurable, ensureDir, refuseLink } from '../store/fsutil.ts';
+import { FILE_MODE, appendDurable, ensureSubdir, refuseLink } from '../store/fsutil.ts';
 import { contextStamp } from './episodes.ts';
 
 export const CONTEXTS_DIR = 'contexts';
@@ -59,7 +59,7 @@ export function frozenContextText(s: FreezeSpec): string {
 /** Writes the document; returns its path relative to the session folder. */
 export function writeFrozenContext(sessionDir: string, s: FreezeSpec): string {
   const dir = join(sessionDir, CONTEXTS_DIR);
-  ensureDir(dir);
+  ensureSubdir(dir);
   const rel = `${CONTEXTS_DIR}/${contextStamp(s.now)}--${s.episode}.md`;
   const fd = fs.openSync(join(sessionDir, rel), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, FILE_MODE);
   try {

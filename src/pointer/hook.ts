@@ -71,7 +71,7 @@ export function pointerAspect(store: FsStore, sessionId: string, event: PointerH
         return { failure: { code: 'INVALID_HOOK_INPUT', message: `PreCompact trigger must be manual or auto, got ${JSON.stringify(event.trigger)}` } };
       }
       // The provider is about to drop context: what this viewer was shown may go with it.
-      if (remembers(opts)) forgetShown(store.dir(sessionId), opts.viewer);
+      if (remembers(opts)) forgetShown(memoryDir(store, sessionId), opts.viewer);
       return {};
     default:
       return { failure: { code: 'INVALID_HOOK_INPUT', message: `unknown pointer hook event ${JSON.stringify((event as { kind: unknown }).kind)}` } };
@@ -194,8 +194,20 @@ function viewOf(o: Observed, action: string, opts: PointerHookOptions, refs: str
 /** A start's block, in full with refs; remembered as what this viewer was shown. */
 function startContext(store: FsStore, id: string, o: Observed, opts: PointerHookOptions): string {
   const r = block(store, id, o, opts);
-  if (remembers(opts)) rememberShown(store.dir(id), opts.viewer, viewOf(o, r.decision.action, opts, refsNowShown(opts)));
+  if (remembers(opts)) rememberShown(memoryDir(store, id), opts.viewer, viewOf(o, r.decision.action, opts, refsNowShown(opts)));
   return appendRefs(r.text(), opts.renderRefs);
+}
+
+/**
+ * The session folder the said-once memory is kept in, or null when the folder (or sessions/)
+ * is a link planted in the store (WS010): then nothing is remembered and the full block is said.
+ */
+function memoryDir(store: FsStore, id: string): string | null {
+  try {
+    return store.writeDir(id);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -205,7 +217,8 @@ function startContext(store: FsStore, id: string, o: Observed, opts: PointerHook
 function promptContext(store: FsStore, id: string, o: Observed, opts: PointerHookOptions): string {
   const r = block(store, id, o, opts);
   if (!remembers(opts)) return r.text();
-  const dir = store.dir(id);
+  const dir = memoryDir(store, id);
+  if (dir === null) return r.text();
   const now = viewOf(o, r.decision.action, opts, refsNowShown(opts));
   const before = readShown(dir, opts.viewer);
   const refsSame = before !== null && before.refs === now.refs;
@@ -238,7 +251,7 @@ function onPrompt(store: FsStore, id: string, opts: PointerHookOptions): Pointer
 function onStart(store: FsStore, id: string, source: string, opts: PointerHookOptions): PointerHookResult {
   // A start that shows no pointer block leaves nothing for a short line to stand for.
   const forget = (): void => {
-    if (remembers(opts)) forgetShown(store.dir(id), opts.viewer);
+    if (remembers(opts)) forgetShown(memoryDir(store, id), opts.viewer);
   };
   const stop = (code: string, message: string): PointerHookResult => {
     forget();

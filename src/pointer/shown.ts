@@ -7,7 +7,7 @@
 // gets the full block again, the safe direction.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { ensureDir, writeInPlace } from '../store/fsutil.ts';
+import { ensureSubdir, writeInPlace } from '../store/fsutil.ts';
 
 export const SHOWN_DIR = '.shown';
 
@@ -55,7 +55,8 @@ export function samePointer(a: Shown, b: Shown): boolean {
 }
 
 /** Never throws: a memory that cannot be written only costs the next prompt a full block. */
-export function rememberShown(dir: string, viewer: string, s: Shown): void {
+export function rememberShown(dir: string | null, viewer: string, s: Shown): void {
+  if (dir === null) return;
   const f = fileOf(dir, viewer);
   if (!f) return;
   const text = `${JSON.stringify(s)}\n`;
@@ -64,14 +65,15 @@ export function rememberShown(dir: string, viewer: string, s: Shown): void {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return;
     try {
-      ensureDir(join(dir, SHOWN_DIR));
+      ensureSubdir(join(dir, SHOWN_DIR));
       writeInPlace(f, text);
     } catch {}
   }
 }
 
 /** The provider is about to drop context (PreCompact / PreCompress): the next prompt says it all again. */
-export function forgetShown(dir: string, viewer: string): void {
+export function forgetShown(dir: string | null, viewer: string): void {
+  if (dir === null) return;
   const f = fileOf(dir, viewer);
   if (!f) return;
   try {

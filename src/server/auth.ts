@@ -6,7 +6,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { ensureDir } from '../store/fsutil.ts';
+import { claimHome } from '../store/home.ts';
 
 export const TOKEN_FILE = 'server.token';
 export const SERVER_FILE = 'server.json';
@@ -14,7 +14,7 @@ export const COOKIE = 'baton_token';
 
 /** The token, made (0600, exclusive create) when missing or when renew is asked. */
 export function serverToken(home: string, renew: boolean): string {
-  ensureDir(home);
+  claimHome(home);
   const path = join(home, TOKEN_FILE);
   if (!renew) {
     try {

@@ -39,6 +39,15 @@ export function ensureDir(dir: string, opts: { followLink?: boolean } = {}): voi
   }
 }
 
+/**
+ * Makes `dir` (0700) inside a folder that must already exist: a session's subfolder
+ * (`contexts/`, `.shown/`) never makes the session's folder, nor `sessions/` above it — only
+ * `FsStore.create` does that, after the home is claimed. A missing parent is WS001.
+ */
+export function ensureSubdir(dir: string): void {
+  if (mkdirOnce(dir, {}) === 'ENOENT') fail('WS001', `${dirname(dir)} does not exist: nothing written`, { path: dirname(dir) });
+}
+
 function mkdirOnce(dir: string, opts: { followLink?: boolean }): 'ok' | 'ENOENT' {
   try {
     fs.mkdirSync(dir, { mode: DIR_MODE });
