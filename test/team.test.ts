@@ -258,3 +258,112 @@ test('database down: the CLI is unaffected, sync fails with TM002 and later catc
   verified(a, id);
   verified(b, id);
 });
+
+test('a hook on a replica writes nothing, exits 0 and says how to take the session over', () => {
+  const {
+    machines: [a, b],
+  } = team('a', 'b');
+  const id = newSession(a, 'hooked');
+  a.ok(['team', 'share', id]);
+  b.ok(['sync']);
+  const before = treeHash(b.home);
+  const payload = JSON.stringify({ session_id: id, cwd: b.home, hook_event_name: 'UserPromptSubmit', prompt: 'go on' });
+  const r = baton(['hook', 'claude'], { home: b.home, input: payload, env: { BATON_SESSION: id } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /WS105 session .* owned by a since .*nothing written/);
+  assert.match(r.stdout, /BATON_TEAM_REPLICA/);
+  assert.ok(r.stdout.includes(`baton team take ${id}`));
+  assert.equal(treeHash(b.home), before);
+  // The owner's hook still writes.
+  const own = baton(['hook', 'claude'], { home: a.home, input: payload.replace(b.home, a.home), env: { BATON_SESSION: id } });
+  assert.equal(own.code, 0, own.stderr);
+  assert.ok(a.log(id).includes('"prompt.submitted"'));
+  verified(a, id);
+  verified(b, id);
+});
+
+/** Waits (bounded, not a timing assertion) until `check` holds. */
+async function until(check: () => boolean, what: string, limitMs = 30_000): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('sync --watch on both machines propagates an append, and SIGTERM ends it cleanly', async () => {
+  const { spawn } = await import('node:child_process');
+  const { BIN } = await import('./helpers.ts');
+  const {
+    machines: [a, b],
+  } = team('a', 'b');
+  const id = newSession(a, 'watched');
+  a.ok(['team', 'share', id]);
+  const watchers = [a, b].map((m) => {
+    const p = spawn(process.execPath, [BIN, 'sync', '--watch', '--json'], { env: { ...process.env, BATON_HOME: m.home, BATON_INSTANCE: `cli@${m.name}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+    });
+    const done = new Promise<number | null>((r) => p.on('exit', (code) => r(code)));
+    return { p, out: () => out, done };
+  });
+  try {
+    await until(() => fs.existsSync(join(b.home, 'sessions', id, 'events.jsonl')), 'B replicates the shared session');
+    assert.equal(appendText(a, id, 'travels by itself').code, 0);
+    await until(() => b.log(id).includes('travels by itself'), 'the append reaches B');
+    assert.equal(b.log(id), a.log(id));
+  } finally {
+    for (const w of watchers) w.p.kill('SIGTERM');
+  }
+  for (const w of watchers) {
+    assert.equal(await w.done, 0);
+    assert.match(w.out(), /"event":"stopped"/);
+  }
+  verified(a, id);
+  verified(b, id);
+});
+
+test('a replicator killed (SIGKILL) mid-push: the rerun pushes every event exactly once', async () => {
+  const { spawn } = await import('node:child_process');
+  const { BIN } = await import('./helpers.ts');
+  const { FsStore } = await import('../src/store/store.ts');
+  const {
+    url,
+    machines: [a, b],
+  } = team('a', 'b');
+  const db = url.slice(url.lastIndexOf('/') + 1);
+  const id = newSession(a, 'big push');
+  // Many events, written in-process in batches (the CLI would take minutes).
+  const store = new FsStore(a.home);
+  const writer = { surface: 'cli', instanceId: 'cli@a', actor: 'user' as const };
+  const body = 'x'.repeat(400);
+  for (let i = 0; i < 30; i++) {
+    store.append(
+      id,
+      Array.from({ length: 1000 }, (_, j) => ({ type: 'context.appended', surface: 'cli', actor: 'user' as const, payload: { text: `${i}.${j} ${body}` } })),
+      writer,
+    );
+  }
+  const total = store.view(id).scan.lastSeq;
+  const p = spawn(process.execPath, [BIN, 'team', 'share', id, '--json'], { env: { ...process.env, BATON_HOME: a.home, BATON_INSTANCE: 'cli@a' }, stdio: 'ignore' });
+  const exited = new Promise((r) => p.on('exit', r));
+  // Kill it while its push transaction is open (it has inserted rows the others cannot see yet).
+  let inFlight = false;
+  await until(() => {
+    inFlight = pg.psql("select count(*) from pg_stat_activity where application_name = 'baton' and xact_start is not null and query like '%baton.events%'", db).trim() !== '0';
+    return inFlight || p.exitCode !== null;
+  }, 'the push transaction opens');
+  p.kill('SIGKILL');
+  await exited;
+  const seen = Number(pg.psql(`select count(*) from baton.events where session = '${id}'`, db).trim());
+  assert.ok(seen === 0 || seen === total, `a push is all or nothing: ${seen} of ${total}`);
+  // The rerun (sync as the owner) completes; every event is in the team's copy exactly once.
+  a.ok(['sync']);
+  const [count, distinct, max] = pg.psql(`select count(*), count(distinct seq), max(seq) from baton.events where session = '${id}'`, db).trim().split('|').map(Number);
+  assert.deepEqual([count, distinct, max], [total, total, total]);
+  b.ok(['sync']);
+  assert.equal(b.log(id), a.log(id));
+  verified(a, id);
+  verified(b, id);
+});

@@ -130,11 +130,11 @@ export async function push(t: Team, id: string): Promise<PushResult | null> {
   }) as Promise<PushResult | null>;
 }
 
-/** The owner's pointer/state.json, when the session has one, as the team's current pointer. */
+/** The owner's state.json (the task pointer), when the session has one, as the team's current pointer. */
 async function pushPointer(tx: Tx, store: FsStore, id: string): Promise<void> {
   let state: unknown;
   try {
-    state = JSON.parse(fs.readFileSync(join(store.dir(id), 'pointer', 'state.json'), 'utf8'));
+    state = JSON.parse(fs.readFileSync(join(store.dir(id), 'state.json'), 'utf8'));
   } catch {
     return;
   }
