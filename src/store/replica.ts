@@ -24,8 +24,10 @@ export interface OwnershipMarker {
 /** The marker of a session folder, or null when the session is not shared (one stat on the write path). */
 export function readMarker(dir: string): OwnershipMarker | null {
   const path = `${dir}/${MARKER_FILE}`;
-  if (!fs.statSync(path, { throwIfNoEntry: false })) return null;
   try {
+    // No ENOENT error built for the common case (not shared); anything else odd (a folder that
+    // is not one, a link) is left to the write path's own checks.
+    if (!fs.lstatSync(path, { throwIfNoEntry: false })?.isFile()) return null;
     return JSON.parse(fs.readFileSync(path, 'utf8')) as OwnershipMarker;
   } catch {
     return null;

@@ -256,3 +256,7 @@ function conflictLines(c: ReturnType<typeof conflictFiles>): string[] {
 }
 
 
+
+// For the benchmarks (bench/cases/team-*.ts), which measure the replicator as shipped.
+export { connect, migrate } from './db.ts';
+export { share } from './replicate.ts';
