@@ -367,3 +367,38 @@ test('a replicator killed (SIGKILL) mid-push: the rerun pushes every event exact
   verified(a, id);
   verified(b, id);
 });
+
+test('a replicator killed (SIGKILL) mid-pull: the rerun pulls the rest, every event exactly once', async () => {
+  const { spawn } = await import('node:child_process');
+  const { BIN } = await import('./helpers.ts');
+  const { FsStore } = await import('../src/store/store.ts');
+  const {
+    machines: [a, b],
+  } = team('a', 'b');
+  const id = newSession(a, 'big pull');
+  const store = new FsStore(a.home);
+  const writer = { surface: 'cli', instanceId: 'cli@a', actor: 'user' as const };
+  for (let i = 0; i < 30; i++) {
+    store.append(
+      id,
+      Array.from({ length: 1000 }, (_, j) => ({ type: 'context.appended', surface: 'cli', actor: 'user' as const, payload: { text: `${i}.${j} ${'y'.repeat(300)}` } })),
+      writer,
+    );
+  }
+  a.ok(['team', 'share', id]);
+  const total = store.view(id).scan.lastSeq;
+  const p = spawn(process.execPath, [BIN, 'sync', '--json'], { env: { ...process.env, BATON_HOME: b.home, BATON_INSTANCE: 'cli@b' }, stdio: 'ignore' });
+  const exited = new Promise((r) => p.on('exit', r));
+  const bLog = join(b.home, 'sessions', id, 'events.jsonl');
+  // Kill it once its first batches are in B's log.
+  await until(() => (fs.statSync(bLog, { throwIfNoEntry: false })?.size ?? 0) > 0 || p.exitCode !== null, 'the pull starts');
+  p.kill('SIGKILL');
+  await exited;
+  // Whatever B has is a verified prefix; the rerun completes it.
+  verified(b, id);
+  b.ok(['sync']);
+  assert.equal(b.log(id), a.log(id));
+  assert.equal(b.log(id).trimEnd().split('\n').length, total);
+  verified(a, id);
+  verified(b, id);
+});

@@ -595,7 +595,8 @@ export class FsStore {
     this.ensureRoot();
     ensureDir(this.writeDir(id));
     const r = withMutex(this.writeDir(id), () => appendVerifiedLines(this.dir(id), id, lines, isoMillis(this.now())));
-    this.afterForeignChange(id);
+    // The projections are the caller's business (a pull refreshes them once, after its last batch).
+    noteSessionChanged(this.home, id);
     return r;
   }
 
@@ -612,7 +613,8 @@ export class FsStore {
     return { moved, path };
   }
 
-  private afterForeignChange(id: string): void {
+  /** Rebuilds the projections after replication wrote the log (never fails the caller). */
+  afterForeignChange(id: string): void {
     noteSessionChanged(this.home, id);
     try {
       this.refreshProjections(id);

@@ -188,6 +188,7 @@ export async function pull(t: Team, id: string, row: SessionRow, tx: Tx = t.sql)
       const why = seq !== at + lines.length + 1 ? `seq ${seq} where ${at + lines.length + 1} was expected` : !chk.ok ? chk.reason : chk.event.h !== r.h ? 'the row h does not match its line' : null;
       if (why || !chk.ok) {
         if (lines.length) t.store.appendPulled(id, lines);
+        if (pulled || lines.length) t.store.afterForeignChange(id);
         fail('WS203', `team history diverges from the local log of ${id} at seq ${seq}: ${why}; refused, the local log keeps seq ${at + lines.length}`, {
           session: id,
           seq,
@@ -201,6 +202,7 @@ export async function pull(t: Team, id: string, row: SessionRow, tx: Tx = t.sql)
     at += lines.length;
     pulled += lines.length;
   }
+  if (pulled) t.store.afterForeignChange(id);
   const dir = t.store.dir(id);
   if (t.store.exists(id)) {
     const m = markerFor(t.cfg, row);
