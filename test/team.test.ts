@@ -206,6 +206,9 @@ test('steal from an offline owner: its unpushed events end in conflicts/, nothin
   const st = a.run(['team', 'status']);
   assert.equal(st.code, 1);
   assert.equal(st.json.conflicts[0].events, 2);
+  const doc = a.run(['doctor']);
+  assert.deepEqual(doc.json.team_conflicts, [{ session: id, file: kept.path, events: 2 }]);
+  assert.ok(doc.json.problems.some((p: { message: string; fix: string }) => p.message.includes(kept.path) && p.fix === 'baton team status'));
   assert.equal(appendText(a, id, 'still mine?').json.error.code, 'WS105');
   verified(a, id);
   verified(b, id);

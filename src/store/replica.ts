@@ -5,6 +5,7 @@
 // `team take`), atomically. What a crash leaves: the old marker or the new one, never half.
 // A session with no marker is not shared: every write goes through as before.
 import * as fs from 'node:fs';
+import { join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { writeFileAtomic } from './fsutil.ts';
 
@@ -54,5 +55,19 @@ export function checkOwnership(dir: string, id: string): void {
     since: m.since,
     epoch: m.epoch,
     command,
+  });
+}
+
+/** The forks kept in a session's conflicts/ (a former owner's events, team.md): file and event count. */
+export function conflictsOf(dir: string): { file: string; events: number }[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(join(dir, 'conflicts')).filter((n) => n.endsWith('.jsonl')).sort();
+  } catch {
+    return [];
+  }
+  return names.map((n) => {
+    const file = join(dir, 'conflicts', n);
+    return { file, events: fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length };
   });
 }

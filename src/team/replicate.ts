@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { BatonError, fail } from '../core/errors.ts';
 import { checkLine } from '../core/events.ts';
 import { removeLock } from '../store/lease.ts';
-import { type OwnershipMarker, readMarker, removeMarker, writeMarker } from '../store/replica.ts';
+import { type OwnershipMarker, conflictsOf, readMarker, removeMarker, writeMarker } from '../store/replica.ts';
 import type { FsStore } from '../store/store.ts';
 import type { TeamConfig } from './config.ts';
 import { CHANNEL, type Sql, type TransactionSql } from './db.ts';
@@ -383,21 +383,7 @@ export async function release(t: Team, id: string): Promise<{ session: string; p
   return { session: id, pushed: p?.pushed ?? 0 };
 }
 
-/** Files under sessions/<id>/conflicts/ (a former owner's forks kept), for status and doctor. */
+/** Files under sessions/<id>/conflicts/ (a former owner's forks kept), for status. */
 export function conflictFiles(store: FsStore): { session: string; file: string; events: number }[] {
-  const out: { session: string; file: string; events: number }[] = [];
-  for (const id of store.ids()) {
-    const dir = join(store.dir(id), 'conflicts');
-    let names: string[] = [];
-    try {
-      names = fs.readdirSync(dir).filter((n) => n.endsWith('.jsonl'));
-    } catch {
-      continue;
-    }
-    for (const n of names) {
-      const text = fs.readFileSync(join(dir, n), 'utf8');
-      out.push({ session: id, file: join(dir, n), events: text.split('\n').filter(Boolean).length });
-    }
-  }
-  return out;
+  return store.ids().flatMap((id) => conflictsOf(store.dir(id)).map((c) => ({ session: id, ...c })));
 }
