@@ -50,7 +50,9 @@ await build({
   minifySyntax: true,
   define: { ...common.define, BATON_HOOK_SHA: JSON.stringify(hookSha) },
 });
-await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs' });
+await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs', external: [...common.external, './team.cjs'] });
+// `team` and `sync` alone (dist/cli.cjs requires it for them): the replicator with `postgres`, kept out of every other bundle.
+await build({ ...common, entryPoints: ['src/team/entry.ts'], outfile: 'dist/team.cjs', loader: { '.sql': 'text' } });
 await build({ ...common, entryPoints: ['src/lib.ts'], outfile: 'dist/lib.cjs' });
 // `session list` alone (bin/baton.cjs routes it here); falls back to the sibling dist/cli.cjs.
 await build({ ...common, entryPoints: ['src/cli/list-entry.ts'], outfile: 'dist/list.cjs', external: [...common.external, './cli.cjs'] });

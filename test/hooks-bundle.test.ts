@@ -1,5 +1,5 @@
 // The hook path stays lean: dist/hook.cjs bundles no commander, zod, better-sqlite3,
-// jsonc-parser or src/index (install/status/verify live in the CLI bundle).
+// jsonc-parser, postgres (team mode) or src/index (install/status/verify live in the CLI bundle).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -8,9 +8,9 @@ import { test } from 'node:test';
 import { build } from 'esbuild';
 import { ROOT, tmpDir } from './helpers.ts';
 
-const FORBIDDEN = [/node_modules\/commander\//, /node_modules\/zod\//, /node_modules\/better-sqlite3\//, /node_modules\/jsonc-parser\//, /^src\/index\//, /^src\/cli\//, /^src\/providers\/(install|settings|shim)\.ts$/];
+const FORBIDDEN = [/node_modules\/commander\//, /node_modules\/zod\//, /node_modules\/better-sqlite3\//, /node_modules\/jsonc-parser\//, /node_modules\/postgres\//, /^src\/team\//, /^src\/index\//, /^src\/cli\//, /^src\/providers\/(install|settings|shim)\.ts$/];
 
-test('the hook bundle contains no commander, zod, better-sqlite3, jsonc-parser, src/index or install code', async () => {
+test('the hook bundle contains no commander, zod, better-sqlite3, jsonc-parser, postgres, src/team, src/index or install code', async () => {
   const out = join(tmpDir(), 'hook.cjs');
   const r = await build({
     entryPoints: [join(ROOT, 'src/hooks/entry.ts')],
@@ -36,10 +36,11 @@ test('the built dist/hook.cjs (when present) requires none of them either', () =
   const p = join(ROOT, 'dist', 'hook.cjs');
   if (!fs.existsSync(p)) return;
   const text = fs.readFileSync(p, 'utf8');
-  for (const m of ['better-sqlite3', 'commander', 'zod', 'jsonc-parser']) assert.ok(!new RegExp(`require\\(["']${m}["']\\)`).test(text), m);
+  for (const m of ['better-sqlite3', 'commander', 'zod', 'jsonc-parser', 'postgres']) assert.ok(!new RegExp(`require\\(["']${m}["']\\)`).test(text), m);
   assert.ok(!text.includes('node_modules/jsonc-parser'), 'jsonc-parser inlined');
   assert.ok(!text.includes('node_modules/commander'), 'commander inlined');
   assert.ok(!text.includes('node_modules/zod'), 'zod inlined');
+  assert.ok(!text.includes('node_modules/postgres'), 'postgres inlined');
 });
 
 test('the built hook bundle loads only fs, os and path: no node:crypto, no namespace-import copies', () => {
@@ -62,4 +63,15 @@ test('the hook loader dist/hook-boot.cjs loads only fs, os, path and vm, and car
     .update(fs.readFileSync(join(ROOT, 'dist', 'hook.cjs')))
     .digest('hex');
   assert.ok(text.includes(JSON.stringify(sha)), 'the build hash of the hook bundle');
+});
+
+test('postgres lives only in dist/team.cjs: the command line and the app server bundles do not carry it', () => {
+  const team = join(ROOT, 'dist', 'team.cjs');
+  assert.ok(fs.existsSync(team), 'npm test builds dist/ first');
+  assert.ok(fs.readFileSync(team, 'utf8').includes('node_modules/postgres'), 'the team bundle inlines postgres');
+  for (const b of ['hook.cjs', 'hook-boot.cjs', 'cli.cjs', 'list.cjs', 'lib.cjs']) {
+    const text = fs.readFileSync(join(ROOT, 'dist', b), 'utf8');
+    assert.ok(!text.includes('node_modules/postgres'), `${b} inlines postgres`);
+    assert.ok(!/require\(["']postgres["']\)/.test(text), `${b} requires postgres`);
+  }
 });

@@ -51,11 +51,11 @@ test('the import scanner sees static, type and dynamic imports (so the layout ru
   }
 });
 
-test('no file under src/hooks reaches src/index, src/cli, src/commands or better-sqlite3', () => {
+test('no file under src/hooks reaches src/index, src/cli, src/commands, src/team, better-sqlite3 or postgres', () => {
   assert.ok(hookFiles.some((f) => f.endsWith('dispatch.ts')));
   const graph = reachable(hookFiles);
   assert.ok(graph.has('src/store/store.ts') && graph.has('src/providers/claude.ts'), 'the walk follows relative imports');
-  const bad = [...graph.entries()].filter(([k]) => /^src\/(index|cli|commands)\//.test(k) || k === 'src/lib.ts' || k === 'better-sqlite3');
+  const bad = [...graph.entries()].filter(([k]) => /^src\/(index|cli|commands|team)\//.test(k) || k === 'src/lib.ts' || k === 'better-sqlite3' || k === 'postgres');
   assert.deepEqual(
     bad.map(([k, from]) => `${from} -> ${k}`),
     [],

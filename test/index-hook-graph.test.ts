@@ -16,7 +16,7 @@ async function inputsOf(entry: string): Promise<string[]> {
     format: 'cjs',
     metafile: true,
     logLevel: 'silent',
-    external: ['better-sqlite3', './serve.cjs', './mcp.cjs'],
+    external: ['better-sqlite3', './serve.cjs', './mcp.cjs', './team.cjs'],
     absWorkingDir: ROOT,
   });
   const imports = Object.values(r.metafile.inputs).flatMap((i) => i.imports.map((x) => x.path));

@@ -11,6 +11,7 @@ import { type GlobalOptions, jsonRequested, printJsonError } from './output.ts';
 import { registerPointerCommands } from './pointer.ts';
 import { registerRefCommands } from './ref.ts';
 import { registerSessionCommands } from './session.ts';
+import { registerTeamCommands } from './team.ts';
 import { checkUsage } from './usage.ts';
 
 declare const BATON_VERSION: string;
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerRefCommands(program, globals);
   registerIndexCommands(program, globals);
   registerHookCommands(program, globals);
+  registerTeamCommands(program, globals);
   program
     .command('serve')
     .description('the app server: JSON-RPC over stdio or HTTP + WebSocket (docs/server.md)')

@@ -12,6 +12,7 @@ import { shellQuote } from '../hooks/shell.ts';
 import { mcpWiring } from '../mcp/install.ts';
 import { LOG_FILE, scanLog } from '../store/log.ts';
 import { contextMdSeq, readManifest } from '../store/projections.ts';
+import { conflictsOf } from '../store/replica.ts';
 import { type EpisodeIndex, foldEpisodeEvent } from '../hooks/episodes.ts';
 
 export const IDLE_MS = 24 * 3600 * 1000;
@@ -33,6 +34,8 @@ export interface DoctorReport {
   /** Sessions whose manifest.json or context.md trail the log (WS202): normal after hook appends, rebuilt on the next read. */
   projections_behind: { session: string; manifest_seq: number | null; context_seq: number | null; last_seq: number }[];
   open_episodes: { session: string; episode: string; provider: string; idle_ms: number }[];
+  /** Team mode: events this machine wrote after losing ownership, kept in conflicts/ (docs/team.md). */
+  team_conflicts: { session: string; file: string; events: number }[];
   wiring: WiringRow[];
   node: { version: string; ok: boolean };
   disk: { free_bytes: number | null; ok: boolean };
@@ -85,6 +88,7 @@ export function doctor(home: string, ctx: InstallContext, now: Date): DoctorRepo
     torn_logs: [],
     projections_behind: [],
     open_episodes: [],
+    team_conflicts: [],
     wiring: [],
     node: { version: process.versions.node, ok: nodeVersionOk(process.versions.node) },
     disk: { free_bytes: null, ok: true },
@@ -133,6 +137,10 @@ export function doctor(home: string, ctx: InstallContext, now: Date): DoctorRepo
       const contextSeq = contextMdSeq(dir);
       if (!scan.corrupt && scan.lastSeq > 0 && (manifestSeq === null || manifestSeq < scan.lastSeq || contextSeq === null || contextSeq < scan.lastSeq)) {
         r.projections_behind.push({ session: id, manifest_seq: manifestSeq, context_seq: contextSeq, last_seq: scan.lastSeq });
+      }
+      for (const c of conflictsOf(dir)) {
+        r.team_conflicts.push({ session: id, ...c });
+        P(`session ${id}: ${c.events} event(s) written here after this machine lost ownership are kept in ${c.file}`, 'baton team status');
       }
       const idle = lastTs ? now.getTime() - Date.parse(lastTs) : 0;
       for (const e of idx.open) {

@@ -12,6 +12,7 @@ import { type PointerHookResult, pointerAspect } from '../pointer/hook.ts';
 import { PROVIDER_NAMES, findProvider } from '../providers/index.ts';
 import { ASPECTS, type Aspect, type HookEvent, type HookKind, type HookOutput, type ProviderAdapter, mapPayload, outcomeOf } from '../providers/types.ts';
 import { contextRefs, renderRefsForContext } from '../store/refs.ts';
+import { type OwnershipMarker, readMarker } from '../store/replica.ts';
 import { FsStore, type Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
 import { findOpen, loadEpisodes, queuePrompt } from './episodes.ts';
@@ -78,6 +79,9 @@ export function runHook(inv: HookInvocation): HookRun {
   if (inv.env.BATON_VERIFY === '1') return verifyRun(inv, adapter, ev, sessionId);
 
   const store = new FsStore(inv.home);
+  // A read-only replica of a team session (docs/team.md): one stat when not shared.
+  const replica = readMarker(store.dir(sessionId));
+  if (replica && replica.owner !== replica.machine) return replicaRun(adapter, ev, sessionId, replica);
   const writer = hookWriter(adapter.name, ev.providerSessionId);
   const stderr: string[] = [];
   const runs: { aspect: string; event: string; result: string }[] = [];
@@ -173,6 +177,22 @@ export function runHook(inv: HookInvocation): HookRun {
 
   recordLastRuns(inv.home, adapter.name, runs, isoMillis(inv.now));
   return { stdout: out.stdout, stderr: [...stderr, ...out.stderr], exitCode: out.exitCode, stored: true, kind: ev.kind };
+}
+
+/**
+ * On a machine that does not own a shared session the hook writes nothing (WS105) and exits
+ * 0; the context it gives tells the agent the session is owned elsewhere and how to take it over.
+ */
+function replicaRun(adapter: ProviderAdapter, ev: HookEvent, sessionId: string, m: OwnershipMarker): HookRun {
+  const owner = m.owner ?? 'nobody (released)';
+  const context = [
+    'BATON_TEAM_REPLICA',
+    `Session ${sessionId} is owned by ${owner} since ${m.since}; this machine (${m.machine}) holds a read-only replica, so nothing of this turn is recorded.`,
+    `To continue here, run: baton team take ${sessionId}${m.owner ? ` (or --steal if ${m.owner} is unreachable)` : ''}`,
+  ].join('\n');
+  const out = adapter.shape(ev, { context });
+  const line = `baton: hook ${adapter.name}: WS105 session ${sessionId} owned by ${owner} since ${m.since}; nothing written (baton team take ${sessionId})`;
+  return { stdout: out.stdout, stderr: [line, ...out.stderr], exitCode: 0, stored: false };
 }
 
 function refuse(line: string): HookRun {

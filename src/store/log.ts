@@ -273,6 +273,12 @@ export function appendLocked(
   }
   const facts: LogFacts = { archived: tail.archived, allowed: tail.allowed };
   for (const e of inputs) foldFacts(facts, e);
+  writeVerified(dir, sessionId, tail, text, seq, h, facts);
+  return out;
+}
+
+/** Writes chained text after `tail` as one write, fsync'd, and records the new tail. Caller holds the mutex. */
+function writeVerified(dir: string, sessionId: string, tail: TailState, text: string, seq: number, h: string, facts: LogFacts): void {
   const path = `${dir}/${LOG_FILE}`;
   assertMutexStillHeld(dir);
   let log: ReturnType<typeof heldFd> | undefined;
@@ -296,7 +302,72 @@ export function appendLocked(
     dropFd(path);
     throw errnoError(e, `the append to ${sessionId} failed; nothing was written`) ?? e;
   }
-  return out;
+}
+
+/**
+ * Appends lines written elsewhere (team replication), byte for byte: same seq, same h. Each
+ * line must continue the local chain exactly (WS203 otherwise, and nothing is written).
+ * Caller holds the mutex. Returns the new last seq and h.
+ */
+export function appendVerifiedLines(dir: string, sessionId: string, lines: string[], nowIso: string): { lastSeq: number; lastH: string } {
+  const tail = verifiedTail(dir, sessionId, nowIso);
+  let seq = tail.lastSeq;
+  let h = tail.lastH;
+  const facts: LogFacts = { archived: tail.archived, allowed: tail.allowed };
+  let text = '';
+  for (const line of lines) {
+    const chk = checkLine(line, seq + 1, h);
+    if (!chk.ok) {
+      fail('WS203', `team history diverges from the local log of ${sessionId} at seq ${seq + 1}: ${chk.reason}; nothing was appended`, { session: sessionId, seq: seq + 1, reason: chk.reason });
+    }
+    seq = chk.event.seq;
+    h = chk.event.h;
+    foldFacts(facts, chk.event);
+    text += `${line}\n`;
+  }
+  if (text) writeVerified(dir, sessionId, tail, text, seq, h, facts);
+  return { lastSeq: seq, lastH: h };
+}
+
+/**
+ * Cuts the log back to its first `keepSeq` events, after copying the lines cut into
+ * `keptPath` (durably, and refusing to overwrite one): the fork of a former owner (team.md,
+ * "Nothing lost on a fork"). Caller holds the mutex. Returns how many lines were set aside.
+ */
+export function forkAside(dir: string, sessionId: string, keepSeq: number, keptPath: string): number {
+  const path = join(dir, LOG_FILE);
+  const cut: string[] = [];
+  let keepBytes = -1;
+  let bytes = 0;
+  const scan = scanLog(path, (ev, raw) => {
+    if (ev.seq <= keepSeq) bytes += Buffer.byteLength(raw) + 1;
+    else cut.push(raw);
+  });
+  if (scan.corrupt) fail('WS201', `events log of ${sessionId} is corrupt at line ${scan.corrupt.line}; nothing set aside`, { session: sessionId });
+  keepBytes = bytes;
+  if (cut.length === 0) return 0;
+  ensureDir(join(dir, 'conflicts'));
+  const fd = fs.openSync(keptPath, 'wx', FILE_MODE);
+  try {
+    fs.writeSync(fd, `${cut.join('\n')}\n`);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  assertMutexStillHeld(dir);
+  const log = fs.openSync(path, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
+  try {
+    fs.ftruncateSync(log, keepBytes);
+    fs.fsyncSync(log);
+  } finally {
+    fs.closeSync(log);
+  }
+  dropFd(path);
+  try {
+    fs.unlinkSync(join(dir, SIDECAR));
+  } catch {}
+  ownSidecars.delete(dir);
+  return cut.length;
 }
 
 /** Reads all valid events (small logs; large ones should use scanLog). */

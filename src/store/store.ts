@@ -15,8 +15,9 @@ import { noteSessionChanged } from './feed.ts';
 import { DIR_MODE, ensureDir, refuseLink, sweepStaleTemps } from './fsutil.ts';
 import { claimHome } from './home.ts';
 import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, isValid, readLock, removeLock, replaceLock } from './lease.ts';
-import { LOG_FILE, type ScanResult, type TailState, appendLocked, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
+import { LOG_FILE, type ScanResult, type TailState, appendLocked, appendVerifiedLines, forkAside, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
 import { withMutex } from './mutex.ts';
+import { checkOwnership } from './replica.ts';
 import { type Manifest, manifestFromView, patchManifestAfterAppend, writeContextMd, writeManifest } from './projections.ts';
 
 export type LifecycleState = 'active' | 'suspended' | 'archived';
@@ -346,6 +347,7 @@ export class FsStore {
   }
 
   private checkWrite(id: string, tail: TailState, inputs: EventInput[], writer: Writer): void {
+    checkOwnership(this.dir(id), id);
     if (tail.archived) fail('WS002', `session ${id} is archived: it is read-only`, { session: id });
     if (tail.allowed && tail.lastSeq > 0) {
       const kind = surfaceKind(writer.surface);
@@ -578,6 +580,47 @@ export class FsStore {
 
   private lastSeqUnlocked(id: string): number {
     return verifiedTail(this.dir(id), id, isoMillis(this.now())).lastSeq;
+  }
+
+  // --- team replication (docs/team.md): the narrow paths the replicator writes through ---
+
+  /**
+   * Appends lines pulled from the team's copy, byte for byte (same seq, same h), under the
+   * session mutex; each must continue the local chain (WS203 otherwise, nothing written).
+   * Creates the session folder for a session first seen here.
+   */
+  appendPulled(id: string, lines: string[]): { lastSeq: number; lastH: string } {
+    checkSessionId(id);
+    if (lines.length === 0) return { lastSeq: this.exists(id) ? this.lastSeqUnlocked(id) : 0, lastH: '' };
+    this.ensureRoot();
+    ensureDir(this.writeDir(id));
+    const r = withMutex(this.writeDir(id), () => appendVerifiedLines(this.dir(id), id, lines, isoMillis(this.now())));
+    // The projections are the caller's business (a pull refreshes them once, after its last batch).
+    noteSessionChanged(this.home, id);
+    return r;
+  }
+
+  /**
+   * Sets the local events after `keepSeq` aside in `conflicts/<name>` and cuts the log back
+   * to them (a former owner's fork); returns how many were set aside. Nothing is dropped:
+   * the file is written and fsync'd before the log is cut.
+   */
+  setForkAside(id: string, keepSeq: number, name: string): { moved: number; path: string } {
+    const dir = this.writeDir(id);
+    const path = join(dir, 'conflicts', name);
+    const moved = withMutex(dir, () => forkAside(dir, id, keepSeq, path));
+    if (moved) this.afterForeignChange(id);
+    return { moved, path };
+  }
+
+  /** Rebuilds the projections after replication wrote the log (never fails the caller). */
+  afterForeignChange(id: string): void {
+    noteSessionChanged(this.home, id);
+    try {
+      this.refreshProjections(id);
+    } catch {
+      // Projections are rebuildable by the next reader.
+    }
   }
 
   /** Quarantines a torn tail and rebuilds projections; never drops acknowledged history. */

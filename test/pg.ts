@@ -1,0 +1,86 @@
+// A private PostgreSQL cluster for one test file: Debian's binaries (/usr/lib/postgresql/N/bin),
+// `initdb` into a temp folder owned by the `postgres` user (the server refuses to run as
+// root), listening on a unix socket in that folder and on 127.0.0.1 at a free port, trust
+// auth on both. Stopped and removed when the test process exits. No mock, no container.
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export function pgBinDir(): string | null {
+  const base = '/usr/lib/postgresql';
+  let versions: string[] = [];
+  try {
+    versions = fs.readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+  } catch {
+    return null;
+  }
+  for (const v of versions) if (fs.existsSync(join(base, v, 'bin', 'initdb'))) return join(base, v, 'bin');
+  return null;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface PgCluster {
+  dir: string;
+  port: number;
+  /** postgres://postgres@127.0.0.1:PORT/postgres */
+  url: string;
+  stop(): void;
+  start(): void;
+  /** Runs SQL with psql as the superuser (tests tamper with rows through it). */
+  psql(sql: string, db?: string): string;
+  destroy(): void;
+}
+
+const asPostgres = (bin: string, args: string[]): string[] => (process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', bin, ...args] : [bin, ...args]);
+
+function run(cmd: string[], what: string): string {
+  const r = spawnSync(cmd[0], cmd.slice(1), { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${what} failed (${r.status}): ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+export async function startPg(): Promise<PgCluster> {
+  const bin = pgBinDir();
+  if (!bin) throw new Error('PostgreSQL is not installed (/usr/lib/postgresql/*/bin/initdb): .ci/run installs the postgresql package');
+  const dir = fs.realpathSync(fs.mkdtempSync(join(tmpdir(), 'baton-pg-')));
+  if (process.getuid?.() === 0) execFileSync('chown', ['postgres:postgres', dir]);
+  const data = join(dir, 'data');
+  run(asPostgres(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']), 'initdb');
+  const port = await freePort();
+  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off -c max_connections=50`;
+  const cluster: PgCluster = {
+    dir,
+    port,
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    start() {
+      run(asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', 'start']), 'pg_ctl start');
+    },
+    stop() {
+      run(asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']), 'pg_ctl stop');
+    },
+    psql(sql: string, db = 'postgres') {
+      return run([join(bin, 'psql'), '-h', dir, '-p', String(port), '-U', 'postgres', '-d', db, '-v', 'ON_ERROR_STOP=1', '-At', '-c', sql], 'psql');
+    },
+    destroy() {
+      try {
+        cluster.stop();
+      } catch {}
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  process.on('exit', () => cluster.destroy());
+  cluster.start();
+  return cluster;
+}
