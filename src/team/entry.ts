@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import { fail } from '../core/errors.ts';
 import { isoMillis } from '../core/time.ts';
-import { type CommandResult, type GlobalOptions, openStore, relativeTime, reportError, run, table } from '../cli/output.ts';
+import { type CommandResult, type GlobalOptions, envelope, openStore, relativeTime, reportError, run, table } from '../cli/output.ts';
 import { claimHome } from '../store/home.ts';
 import { readMarker } from '../store/replica.ts';
 import type { FsStore } from '../store/store.ts';
@@ -53,7 +53,9 @@ function syncText(r: SyncReport): string[] {
 
 function syncResult(r: SyncReport): CommandResult {
   for (const x of r.refused) process.stderr.write(`baton: ${x.code} ${x.message}\n`);
-  return { json: { ok: r.refused.length === 0, ...r }, text: syncText(r), exitCode: r.refused.length ? 2 : 0 };
+  const first = r.refused[0];
+  const problem = first ? { code: first.code, message: `${r.refused.length} session(s) refused, first ${first.session}: ${first.message}` } : null;
+  return { json: envelope({ ...r }, problem), text: syncText(r), exitCode: r.refused.length ? 2 : 0 };
 }
 
 const sleep = (ms: number, wake: { fn?: () => void }) =>
