@@ -1,4 +1,4 @@
-// A provider harness for tests: behaves as Claude Code, Gemini CLI and Codex CLI do with
+// A provider harness for tests: behaves as Claude Code, Gemini CLI, Codex CLI and Qwen Code do with
 // their hook settings (fixtures/providers/README.md). It reads the settings files that
 // `baton install` wrote, finds the entries for an event (matchers included), runs each
 // command exactly as configured through `sh -c` with the payload on stdin and the
@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { parse } from 'jsonc-parser';
 
-export type ProviderName = 'claude' | 'gemini' | 'codex';
+export type ProviderName = 'claude' | 'gemini' | 'codex' | 'qwen';
 
 export interface HarnessRun {
   command: string;
@@ -80,6 +80,7 @@ const CONTEXT_EVENTS: Record<ProviderName, string[]> = {
   claude: ['SessionStart', 'UserPromptSubmit'],
   gemini: ['SessionStart', 'BeforeAgent'],
   codex: ['SessionStart', 'UserPromptSubmit'],
+  qwen: ['SessionStart', 'UserPromptSubmit'],
 };
 
 export function runProviderEvent(o: HarnessOptions): HarnessOutcome {
@@ -93,6 +94,7 @@ export function runProviderEvent(o: HarnessOptions): HarnessOutcome {
   });
   const env: Record<string, string | undefined> = { ...process.env, ...o.env };
   if (o.provider === 'claude') env.CLAUDE_PROJECT_DIR = o.projectDir;
+  if (o.provider === 'qwen') env.QWEN_PROJECT_DIR = o.projectDir;
   if (o.provider === 'gemini') {
     env.GEMINI_PROJECT_DIR = o.projectDir;
     env.CLAUDE_PROJECT_DIR = o.projectDir;
