@@ -68,7 +68,7 @@ export function runHook(inv: HookInvocation): HookRun {
   } catch {
     return refuse(`baton: hook ${adapter.name}: HK001 the payload on stdin is not JSON; nothing done`);
   }
-  const ev = mapPayload(adapter, raw);
+  const ev = mapPayload(adapter, raw, inv.env);
   if ('error' in ev) return refuse(`baton: hook ${adapter.name}: HK001 ${ev.error}; nothing done`);
   const sessionId = inv.env.BATON_SESSION || ev.providerSessionId;
   if (!isValidSessionId(sessionId)) {
