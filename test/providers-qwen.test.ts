@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { type AgentWorld, BIN, FIXTURES, agentWorld, baton, readJsonl } from './helpers.ts';
+import { type AgentWorld, BIN, FIXTURES, agentWorld, baton, readJsonl, treeHash } from './helpers.ts';
 import { runProviderEvent } from './harness/providers.ts';
 
 const worlds: AgentWorld[] = [];
@@ -111,4 +111,22 @@ test('qwen: install then uninstall gives back the user settings byte for byte; v
   ok(w, ['uninstall', 'qwen']);
   assert.equal(fs.readFileSync(file, 'utf8'), original);
   assert.equal(fs.existsSync(`${file}.baton-backup`), false);
+});
+
+test('qwen: the UserPromptSubmit Qwen fires again for a tool result (prompt "", no submitted_prompt) is no prompt: nothing archived, the pointer stays CLEAN', () => {
+  const w = world();
+  ok(w, ['install', 'qwen', '--scope', 'project']);
+  const [prompt, continuation] = observed('observed-0.24.4-tool-continuation.jsonl', w.project);
+  const sid = String(prompt.session_id);
+  const first = runProviderEvent({ provider: 'qwen', settingsFiles: settingsFiles(w), payload: prompt, projectDir: w.project, env: w.env });
+  assert.equal(first.contexts.length, 1);
+  const before = treeHash(join(w.store, 'sessions', sid));
+  const r = runProviderEvent({ provider: 'qwen', settingsFiles: settingsFiles(w), payload: continuation, projectDir: w.project, env: w.env });
+  assert.equal(r.runs.length, 1);
+  assert.deepEqual([r.runs[0].code, r.runs[0].stdout, r.runs[0].stderr], [0, '', '']);
+  assert.equal(treeHash(join(w.store, 'sessions', sid)), before, 'nothing written');
+  assert.deepEqual(
+    events(w, sid).filter((e) => e.type === 'prompt.submitted').map((e) => e.payload.text),
+    ['Start the qwen task'],
+  );
 });

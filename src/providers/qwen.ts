@@ -22,5 +22,12 @@ export const qwen: ProviderAdapter = {
   timeoutUnit: 'milliseconds',
   budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000, end: 10_000 },
   entryExtras: { name: 'baton' },
+  // Qwen Code 0.24.4 fires UserPromptSubmit again when it sends a tool result back to the
+  // model: same prompt_id, `prompt: ""`, no `submitted_prompt` (seen in the e2e run). That is
+  // no prompt of the user's: archiving it, or marking the pointer DIRTY, would be wrong.
+  ignore: (raw) => {
+    const p = raw as Record<string, unknown> | null;
+    return !!p && typeof p === 'object' && p.hook_event_name === 'UserPromptSubmit' && p.prompt === '' && p.submitted_prompt === undefined;
+  },
   shape: (ev, res) => shapeJson(ev, res, { contextEvents: ['start', 'prompt'] }),
 };

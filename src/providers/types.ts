@@ -66,6 +66,8 @@ export interface ProviderAdapter {
   budgetMs: Partial<Record<HookKind, number>>;
   /** Extra fields of a baton hook entry (Gemini names its hooks). */
   entryExtras?: Record<string, unknown>;
+  /** True for a payload that looks like an event but is not one for baton (answered with nothing, written nowhere). */
+  ignore?: (raw: unknown) => boolean;
   /** A payload in another shape (Copilot's camelCase, no event name) turned into baton's field names. */
   normalize?: (raw: Record<string, unknown>, env: NodeJS.ProcessEnv) => Record<string, unknown>;
   /**
