@@ -18,6 +18,7 @@ const SETTINGS: Record<ProviderName, (w: World) => string[]> = {
   gemini: (w) => [join(w.home, '.gemini/settings.json'), join(w.project, '.gemini/settings.json')],
   codex: (w) => [join(w.home, '.codex/hooks.json'), join(w.project, '.codex/hooks.json')],
   qwen: (w) => [join(w.home, '.qwen/settings.json'), join(w.project, '.qwen/settings.json')],
+  droid: (w) => [join(w.home, '.factory/settings.json'), join(w.project, '.factory/settings.json'), join(w.project, '.factory/settings.local.json')],
 };
 
 function fixture(provider: string, name: string, sid: string, cwd: string): Record<string, unknown> {

@@ -46,7 +46,7 @@ export interface HookOutput {
 }
 
 export interface ProviderAdapter {
-  name: 'claude' | 'codex' | 'gemini' | 'qwen' | 'copilot';
+  name: 'claude' | 'codex' | 'gemini' | 'qwen' | 'copilot' | 'droid';
   /** Human name for messages. */
   title: string;
   /** The provider's event name for each of baton's events; absent = the provider has none. */

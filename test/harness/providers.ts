@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { parse } from 'jsonc-parser';
 
-export type ProviderName = 'claude' | 'gemini' | 'codex' | 'qwen';
+export type ProviderName = 'claude' | 'gemini' | 'codex' | 'qwen' | 'droid';
 
 export interface HarnessRun {
   command: string;
@@ -81,6 +81,7 @@ const CONTEXT_EVENTS: Record<ProviderName, string[]> = {
   gemini: ['SessionStart', 'BeforeAgent'],
   codex: ['SessionStart', 'UserPromptSubmit'],
   qwen: ['SessionStart', 'UserPromptSubmit'],
+  droid: ['SessionStart', 'UserPromptSubmit'],
 };
 
 export function runProviderEvent(o: HarnessOptions): HarnessOutcome {
