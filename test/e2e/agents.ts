@@ -13,10 +13,12 @@ export const CLAUDE_BIN = join(AGENTS, 'node_modules', '.bin', 'claude');
 export const GEMINI_BIN = join(AGENTS, 'node_modules', '.bin', 'gemini');
 export const CODEX_BIN = join(AGENTS, 'node_modules', '.bin', 'codex');
 export const QWEN_BIN = join(AGENTS, 'node_modules', '.bin', 'qwen');
+export const COPILOT_BIN = join(AGENTS, 'node_modules', '.bin', 'copilot');
 export const CLAUDE_VERSION = '2.1.328';
 export const GEMINI_VERSION = '0.61.0';
 export const CODEX_VERSION = '0.171.0';
 export const QWEN_VERSION = '0.24.4';
+export const COPILOT_VERSION = '1.0.102';
 
 /** Kill an agent run after this long: a hung agent fails its test instead of the suite. */
 export const AGENT_TIMEOUT_MS = 60_000;
@@ -187,6 +189,21 @@ export function qwen(args: string[], user: User, server: ModelServer, opts: RunO
   });
 }
 
+/** `copilot ARGS` offline (BYOK) against the stand-in's Chat Completions endpoint; --allow-all: tools and paths (the store is outside the project). */
+export function copilot(args: string[], user: User, server: ModelServer, opts: RunOptions = {}): Promise<AgentRun> {
+  return runAgent(COPILOT_BIN, [...args, '--allow-all'], user, server, {
+    ...opts,
+    env: {
+      COPILOT_OFFLINE: 'true',
+      COPILOT_AUTO_UPDATE: 'false',
+      COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
+      COPILOT_PROVIDER_API_KEY: 'stand-in-key',
+      COPILOT_MODEL: 'stand-in',
+      ...opts.env,
+    },
+  });
+}
+
 /** `baton ARGS` run as this user (their HOME and store). */
 export function userBaton(args: string[], user: User, opts: { input?: string; env?: Record<string, string | undefined> } = {}): RunResult {
   const env: Record<string, string | undefined> = { ...process.env, HOME: user.home, BATON_HOME: user.batonHome, NO_COLOR: '1', BATON_SESSION: undefined, BATON_INSTANCE: undefined, ...opts.env };
@@ -218,7 +235,7 @@ export function readOnlyWrap(dir: string): string[] {
   return ['unshare', '-m', 'sh', '-c', `mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"`, dir];
 }
 
-export function agentsInstalled(): { claude: boolean; gemini: boolean; codex: boolean; qwen: boolean } {
+export function agentsInstalled(): { claude: boolean; gemini: boolean; codex: boolean; qwen: boolean; copilot: boolean } {
   const version = (pkg: string): string | undefined => {
     try {
       return JSON.parse(fs.readFileSync(join(AGENTS, 'node_modules', pkg, 'package.json'), 'utf8')).version;
@@ -231,5 +248,6 @@ export function agentsInstalled(): { claude: boolean; gemini: boolean; codex: bo
     gemini: version('@google/gemini-cli') === GEMINI_VERSION,
     codex: version('@openai/codex') === CODEX_VERSION,
     qwen: version('@qwen-code/qwen-code') === QWEN_VERSION,
+    copilot: version('@github/copilot') === COPILOT_VERSION,
   };
 }

@@ -113,13 +113,21 @@ function describe(api: Api, body: any): Pick<RecordedRequest, 'main' | 'text' | 
   return { main: false, text: '', lastUserText: '', lastIsToolResult: false };
 }
 
-/** Chat Completions (Qwen Code): JSON or SSE chunks ending in `[DONE]`; a shell call is a `run_shell_command` tool call. */
+/**
+ * Chat Completions (Qwen Code, Copilot CLI): JSON or SSE chunks ending in `[DONE]`; a shell
+ * call goes to the request's shell tool (`run_shell_command` for Qwen, `bash` for Copilot).
+ */
+function chatShellTool(req: RecordedRequest): string {
+  const names: string[] = (req.body?.tools ?? []).map((t: any) => t?.function?.name);
+  return names.find((n) => n === 'bash') ?? 'run_shell_command';
+}
+
 function chatReply(res: ServerResponse, req: RecordedRequest, reply: Answer): void {
   const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
   const model = typeof req.body?.model === 'string' ? req.body.model : 'stand-in';
   const created = Math.floor(Date.now() / 1000);
   const text = reply.text || ('shell' in reply ? '' : 'ok');
-  const calls = 'shell' in reply ? [{ index: 0, id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: 'run_shell_command', arguments: JSON.stringify({ command: reply.shell }) } }] : undefined;
+  const calls = 'shell' in reply ? [{ index: 0, id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: chatShellTool(req), arguments: JSON.stringify({ command: reply.shell, description: 'publish the task pointer' }) } }] : undefined;
   const finish = calls ? 'tool_calls' : 'stop';
   const usage = { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 };
   if (!req.stream) {
