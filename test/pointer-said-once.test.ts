@@ -34,6 +34,18 @@ const PROVIDERS: Record<ProviderName, { settings: (w: AgentWorld) => string[]; s
     prompt: 'BeforeAgent.json',
     preCompact: 'PreCompress.json',
   },
+  qwen: {
+    settings: (w) => [join(w.home, '.qwen/settings.json'), join(w.project, '.qwen/settings.json')],
+    start: 'SessionStart.json',
+    prompt: 'UserPromptSubmit.json',
+    preCompact: 'PreCompact.json',
+  },
+  droid: {
+    settings: (w) => [join(w.home, '.factory/settings.json'), join(w.project, '.factory/settings.json')],
+    start: 'SessionStart.json',
+    prompt: 'UserPromptSubmit.json',
+    preCompact: 'PreCompact.json',
+  },
 };
 
 interface Agent {
@@ -105,7 +117,7 @@ function dirty(a: Agent): string {
 /** The block without its age line, which grows between two renders of the same state. */
 const ageless = (c: string): string => c.replace(/^POINTER_AGE_SECONDS=\d+$/m, '');
 
-for (const provider of ['claude', 'codex', 'gemini'] as const) {
+for (const provider of ['claude', 'codex', 'gemini', 'qwen', 'droid'] as const) {
   test(`${provider}: start → prompt (full) → prompt (short) → publish → prompt (full) → prompt (short) → pre-compact → prompt (full)`, () => {
     const sid = randomUUID();
     const a = agent(provider, sid);

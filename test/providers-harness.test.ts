@@ -17,6 +17,8 @@ const SETTINGS: Record<ProviderName, (w: World) => string[]> = {
   claude: (w) => [join(w.home, '.claude/settings.json'), join(w.project, '.claude/settings.json'), join(w.project, '.claude/settings.local.json')],
   gemini: (w) => [join(w.home, '.gemini/settings.json'), join(w.project, '.gemini/settings.json')],
   codex: (w) => [join(w.home, '.codex/hooks.json'), join(w.project, '.codex/hooks.json')],
+  qwen: (w) => [join(w.home, '.qwen/settings.json'), join(w.project, '.qwen/settings.json')],
+  droid: (w) => [join(w.home, '.factory/settings.json'), join(w.project, '.factory/settings.json'), join(w.project, '.factory/settings.local.json')],
 };
 
 function fixture(provider: string, name: string, sid: string, cwd: string): Record<string, unknown> {

@@ -69,7 +69,9 @@ export function runHook(inv: HookInvocation): HookRun {
   } catch {
     return refuse(`baton: hook ${adapter.name}: HK001 the payload on stdin is not JSON; nothing done`);
   }
-  const ev = mapPayload(adapter, raw);
+  // A payload the adapter knows is not an event of baton's (Qwen's tool-result continuation): nothing to do, nothing said.
+  if (adapter.ignore?.(raw)) return { stdout: '', stderr: [], exitCode: 0, stored: false };
+  const ev = mapPayload(adapter, raw, inv.env);
   if ('error' in ev) return refuse(`baton: hook ${adapter.name}: HK001 ${ev.error}; nothing done`);
   const sessionId = inv.env.BATON_SESSION || ev.providerSessionId;
   if (!isValidSessionId(sessionId)) {

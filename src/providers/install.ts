@@ -14,6 +14,7 @@ import { resolveHome } from '../store/home.ts';
 import { describeWorkspace } from '../store/workspace.ts';
 import { type HookEntryRef, addGroup, lineDiff, listEntries, removeEntries, replaceCommand } from './settings.ts';
 import { codexHookStates, codexTrusts } from './codex-trust.ts';
+import { ownedEntries, renderOwned } from './owned-file.ts';
 import { shimText } from './shim.ts';
 import { ASPECTS, ASPECT_EVENTS, type Aspect, type HookKind, type ProviderAdapter, type Scope } from './types.ts';
 
@@ -48,8 +49,12 @@ export function shimPath(adapter: ProviderAdapter, ctx: InstallContext): string 
 
 const allAspects = (a: readonly Aspect[]): boolean => ASPECTS.every((x) => a.includes(x));
 
-/** The command an entry of this scope runs (the aspects flag only when not all three). */
-export function commandFor(adapter: ProviderAdapter, scope: Scope, aspects: readonly Aspect[], ctx: InstallContext): string {
+/**
+ * The command an entry of this scope runs (the aspects flag only when not all three). An
+ * owned file's entry names its event first (Copilot's payloads do not).
+ */
+export function commandFor(adapter: ProviderAdapter, scope: Scope, aspects: readonly Aspect[], ctx: InstallContext, event?: string): string {
+  if (adapter.ownedFile && event) return `BATON_HOOK_EVENT=${event} ${commandFor(adapter, scope, aspects, ctx)}`;
   const base =
     scope === 'user'
       ? shellJoin([ctx.node, ctx.bin, 'hook', adapter.name, ...(ctx.storeHome ? ['--home', ctx.storeHome] : [])])
@@ -136,6 +141,7 @@ export function install(
   ctx: InstallContext,
   opts: { dryRun?: boolean; force?: boolean } = {},
 ): InstallReport {
+  if (adapter.ownedFile) return installOwned(adapter, scope, aspects, ctx, opts);
   const file = settingsPath(adapter, scope, ctx);
   const before = readText(file);
   let text = before ?? '';
@@ -235,6 +241,7 @@ const EMPTY_SETTINGS = /^\s*\{\s*\}\s*$/;
  * (never overwritten) when the user changed the file since.
  */
 export function uninstall(adapter: ProviderAdapter, scope: Scope, ctx: InstallContext, opts: { dryRun?: boolean } = {}): UninstallReport {
+  if (adapter.ownedFile) return uninstallOwned(adapter, scope, ctx, opts);
   const file = settingsPath(adapter, scope, ctx);
   const before = readText(file);
   const report: UninstallReport = { provider: adapter.name, scope, file, removed: 0, backup: null, backup_removed: null, file_removed: false, shim_removed: null };
@@ -285,10 +292,9 @@ export function rowName(provider: string, aspect: Aspect): string {
 export function wiring(adapter: ProviderAdapter, ctx: InstallContext): WiringRow[] {
   const found: { scope: Scope; file: string; entry: HookEntryRef; ours: boolean }[] = [];
   for (const { scope, file, entries } of entriesByScope(adapter, ctx)) {
-    const mine = stripAspects(commandFor(adapter, scope, ASPECTS, ctx));
     for (const e of entries) {
       if (!isBatonCommand(e.command, adapter.name)) continue;
-      found.push({ scope, file, entry: e, ours: stripAspects(e.command) === mine });
+      found.push({ scope, file, entry: e, ours: stripAspects(e.command) === stripAspects(commandFor(adapter, scope, ASPECTS, ctx, e.event)) });
     }
   }
   const trust = adapter.name === 'codex' ? codexHookStates(ctx.userHome) : null;
@@ -339,7 +345,7 @@ function entriesByScope(adapter: ProviderAdapter, ctx: InstallContext): { scope:
     const text = readText(file);
     if (text === null) continue;
     try {
-      out.push({ scope, file, entries: listEntries(text, file) });
+      out.push({ scope, file, entries: adapter.ownedFile ? ownedEntries(text, file) : listEntries(text, file) });
     } catch {
       // An unparsable file is reported by doctor and install, not here.
     }
@@ -358,4 +364,67 @@ export function batonEntries(adapter: ProviderAdapter, ctx: InstallContext): { s
     }
   }
   return out;
+}
+
+/**
+ * install for a provider whose hooks file baton owns whole (Copilot's `baton.json`): entries
+ * kept, added or (--force) replaced per event as in a settings file; the file is rewritten
+ * whole, so no backup (nothing in it is the user's).
+ */
+function installOwned(adapter: ProviderAdapter, scope: Scope, aspects: readonly Aspect[], ctx: InstallContext, opts: { dryRun?: boolean; force?: boolean }): InstallReport {
+  const file = settingsPath(adapter, scope, ctx);
+  const before = readText(file);
+  const entries = before === null ? [] : ownedEntries(before, file).map(({ event, command }) => ({ event, command }));
+  const report: InstallReport = { provider: adapter.name, scope, file, changed: false, added: [], kept: [], replaced: [], differing: [], shim: null, backup: null };
+  for (const { event } of eventsFor(adapter, aspects)) {
+    const command = commandFor(adapter, scope, aspects, ctx, event);
+    const ours = entries.filter((e) => e.event === event && isBatonCommand(e.command, adapter.name));
+    if (ours.some((e) => e.command === command)) report.kept.push(event);
+    else if (ours.length && !opts.force) for (const e of ours) report.differing.push({ event, command: e.command, expected: command });
+    else {
+      if (ours.length) {
+        ours[0].command = command;
+        report.replaced.push(event);
+      } else {
+        entries.push({ event, command });
+        report.added.push(event);
+      }
+    }
+  }
+  const text = renderOwned(entries, adapter.timeoutValue);
+  report.changed = text !== before;
+  if (scope !== 'user') {
+    const sp = shimPath(adapter, ctx);
+    const want = shimText(adapter.name);
+    report.shim = { path: sp, written: readText(sp) !== want };
+    if (report.shim.written && !opts.dryRun) writeTextAtomic(sp, want, 0o755);
+  }
+  if (opts.dryRun) report.diff = report.changed ? lineDiff(before ?? '', text, file) : '';
+  else if (report.changed) writeTextAtomic(file, text);
+  report.note = adapter.installNote?.(ctx.storeHome ?? resolveHome(), scope);
+  return report;
+}
+
+/** uninstall for an owned hooks file: baton's entries go; a file left with none is removed, with the folders it leaves empty. */
+function uninstallOwned(adapter: ProviderAdapter, scope: Scope, ctx: InstallContext, opts: { dryRun?: boolean }): UninstallReport {
+  const file = settingsPath(adapter, scope, ctx);
+  const before = readText(file);
+  const report: UninstallReport = { provider: adapter.name, scope, file, removed: 0, backup: null, backup_removed: null, file_removed: false, shim_removed: null };
+  if (before !== null) {
+    const entries = ownedEntries(before, file);
+    const rest = entries.filter((e) => !isBatonCommand(e.command, adapter.name));
+    report.removed = entries.length - rest.length;
+    if (report.removed > 0) {
+      const text = rest.length ? renderOwned(rest, adapter.timeoutValue) : '';
+      if (opts.dryRun) report.diff = lineDiff(before, text, file);
+      else if (rest.length) writeTextAtomic(file, text);
+      else {
+        fs.unlinkSync(file);
+        report.file_removed = true;
+        removeEmptyDirs(dirname(file), adapter.settings[scope]?.base === 'project' ? ctx.projectRoot : ctx.userHome);
+      }
+    }
+  }
+  if (scope !== 'user' && !opts.dryRun) report.shim_removed = removeUnusedShim(adapter, ctx);
+  return report;
 }

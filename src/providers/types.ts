@@ -46,7 +46,7 @@ export interface HookOutput {
 }
 
 export interface ProviderAdapter {
-  name: 'claude' | 'codex' | 'gemini';
+  name: 'claude' | 'codex' | 'gemini' | 'qwen' | 'copilot' | 'droid';
   /** Human name for messages. */
   title: string;
   /** The provider's event name for each of baton's events; absent = the provider has none. */
@@ -66,6 +66,15 @@ export interface ProviderAdapter {
   budgetMs: Partial<Record<HookKind, number>>;
   /** Extra fields of a baton hook entry (Gemini names its hooks). */
   entryExtras?: Record<string, unknown>;
+  /** True for a payload that looks like an event but is not one for baton (answered with nothing, written nowhere). */
+  ignore?: (raw: unknown) => boolean;
+  /** A payload in another shape (Copilot's camelCase, no event name) turned into baton's field names. */
+  normalize?: (raw: Record<string, unknown>, env: NodeJS.ProcessEnv) => Record<string, unknown>;
+  /**
+   * The settings files are whole files baton owns in the provider's own hooks format (Copilot
+   * reads a folder of them); each entry's command names its event in BATON_HOOK_EVENT.
+   */
+  ownedFile?: boolean;
   /** The user's own prompt out of the payload's `prompt` (Gemini wraps hook context into it). */
   cleanPrompt?: (prompt: string) => string;
   /** Said after install (Codex's trust step and sandbox, Gemini's re-confirmation), given the store root. */
@@ -77,9 +86,9 @@ export interface ProviderAdapter {
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The lenient payload mapping every adapter shares: unknown fields ignored, unknown strings kept. */
-export function mapPayload(adapter: ProviderAdapter, raw: unknown): HookEvent | { error: string } {
+export function mapPayload(adapter: ProviderAdapter, raw: unknown, env: NodeJS.ProcessEnv = {}): HookEvent | { error: string } {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { error: 'payload is not a JSON object' };
-  const p = raw as Record<string, unknown>;
+  const p = adapter.normalize ? adapter.normalize(raw as Record<string, unknown>, env) : (raw as Record<string, unknown>);
   const name = str(p.hook_event_name);
   const sid = str(p.session_id);
   if (!name) return { error: 'payload lacks hook_event_name' };

@@ -12,9 +12,13 @@ export const AGENTS = join(ROOT, '.e2e', 'agents');
 export const CLAUDE_BIN = join(AGENTS, 'node_modules', '.bin', 'claude');
 export const GEMINI_BIN = join(AGENTS, 'node_modules', '.bin', 'gemini');
 export const CODEX_BIN = join(AGENTS, 'node_modules', '.bin', 'codex');
+export const QWEN_BIN = join(AGENTS, 'node_modules', '.bin', 'qwen');
+export const COPILOT_BIN = join(AGENTS, 'node_modules', '.bin', 'copilot');
 export const CLAUDE_VERSION = '2.1.328';
 export const GEMINI_VERSION = '0.61.0';
 export const CODEX_VERSION = '0.171.0';
+export const QWEN_VERSION = '0.24.4';
+export const COPILOT_VERSION = '1.0.102';
 
 /** Kill an agent run after this long: a hung agent fails its test instead of the suite. */
 export const AGENT_TIMEOUT_MS = 60_000;
@@ -170,6 +174,36 @@ export function codex(args: string[], user: User, server: ModelServer, opts: Run
   return runAgent(CODEX_BIN, argv, user, server, { ...opts, env: { OPENAI_API_KEY: 'stand-in-key', ...opts.env } });
 }
 
+/** Qwen Code reads its auth type from ~/.qwen/settings.json; the model and endpoint come from OPENAI_* (see qwen()). */
+export function prepareQwen(user: User): void {
+  fs.mkdirSync(join(user.home, '.qwen'), { recursive: true });
+  const settings = { security: { auth: { selectedType: 'openai' } }, model: { name: 'stand-in' }, privacy: { usageStatisticsEnabled: false } };
+  fs.writeFileSync(join(user.home, '.qwen', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+}
+
+/** `qwen ARGS` against the stand-in's Chat Completions endpoint, tools allowed without asking. */
+export function qwen(args: string[], user: User, server: ModelServer, opts: RunOptions = {}): Promise<AgentRun> {
+  return runAgent(QWEN_BIN, ['--approval-mode', 'yolo', ...args], user, server, {
+    ...opts,
+    env: { OPENAI_API_KEY: 'stand-in-key', OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_MODEL: 'stand-in', ...opts.env },
+  });
+}
+
+/** `copilot ARGS` offline (BYOK) against the stand-in's Chat Completions endpoint; --allow-all: tools and paths (the store is outside the project). */
+export function copilot(args: string[], user: User, server: ModelServer, opts: RunOptions = {}): Promise<AgentRun> {
+  return runAgent(COPILOT_BIN, [...args, '--allow-all'], user, server, {
+    ...opts,
+    env: {
+      COPILOT_OFFLINE: 'true',
+      COPILOT_AUTO_UPDATE: 'false',
+      COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
+      COPILOT_PROVIDER_API_KEY: 'stand-in-key',
+      COPILOT_MODEL: 'stand-in',
+      ...opts.env,
+    },
+  });
+}
+
 /** `baton ARGS` run as this user (their HOME and store). */
 export function userBaton(args: string[], user: User, opts: { input?: string; env?: Record<string, string | undefined> } = {}): RunResult {
   const env: Record<string, string | undefined> = { ...process.env, HOME: user.home, BATON_HOME: user.batonHome, NO_COLOR: '1', BATON_SESSION: undefined, BATON_INSTANCE: undefined, ...opts.env };
@@ -201,7 +235,7 @@ export function readOnlyWrap(dir: string): string[] {
   return ['unshare', '-m', 'sh', '-c', `mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"`, dir];
 }
 
-export function agentsInstalled(): { claude: boolean; gemini: boolean; codex: boolean } {
+export function agentsInstalled(): { claude: boolean; gemini: boolean; codex: boolean; qwen: boolean; copilot: boolean } {
   const version = (pkg: string): string | undefined => {
     try {
       return JSON.parse(fs.readFileSync(join(AGENTS, 'node_modules', pkg, 'package.json'), 'utf8')).version;
@@ -213,5 +247,7 @@ export function agentsInstalled(): { claude: boolean; gemini: boolean; codex: bo
     claude: version('@anthropic-ai/claude-code') === CLAUDE_VERSION,
     gemini: version('@google/gemini-cli') === GEMINI_VERSION,
     codex: version('@openai/codex') === CODEX_VERSION,
+    qwen: version('@qwen-code/qwen-code') === QWEN_VERSION,
+    copilot: version('@github/copilot') === COPILOT_VERSION,
   };
 }

@@ -1,6 +1,7 @@
 // A stand-in model server for the e2e suite: answers the Anthropic Messages API
 // (`POST /v1/messages`, streamed or not) and the Gemini API (`:generateContent`,
-// `:streamGenerateContent?alt=sse`) with scripted replies, and records every request
+// `:streamGenerateContent?alt=sse`), the Responses API and OpenAI Chat Completions
+// (`/v1/chat/completions`, Qwen Code) with scripted replies, and records every request
 // body it receives. Bound to 127.0.0.1 only; nothing here reaches the network.
 // Source of truth for what an agent was told: `requests` (in arrival order). The test
 // owns the server's life; a crash of the test leaves nothing behind but a closed port.
@@ -8,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Api = 'anthropic' | 'gemini' | 'openai' | 'other';
+export type Api = 'anthropic' | 'gemini' | 'openai' | 'chat' | 'other';
 
 export interface RecordedRequest {
   api: Api;
@@ -94,7 +95,53 @@ function describe(api: Api, body: any): Pick<RecordedRequest, 'main' | 'text' | 
       lastIsToolResult,
     };
   }
+  if (api === 'chat') {
+    const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
+    // Qwen Code may follow a tool result with a user part carrying hook context: the turn is
+    // a tool result when a `tool` message comes after the last assistant message.
+    const turn = msgs.slice(msgs.map((m: any) => m?.role).lastIndexOf('assistant') + 1);
+    const tool = turn.find((m) => m?.role === 'tool');
+    const lastIsToolResult = tool !== undefined;
+    const lastUser = tool ?? [...msgs].reverse().find((m) => m?.role === 'user');
+    return {
+      main: Array.isArray(body?.tools) && body.tools.length > 0,
+      text: collectText(msgs, []).join('\n'),
+      lastUserText: collectText(lastUser?.content ?? [], []).filter((t) => t !== 'text').join('\n'),
+      lastIsToolResult,
+    };
+  }
   return { main: false, text: '', lastUserText: '', lastIsToolResult: false };
+}
+
+/**
+ * Chat Completions (Qwen Code, Copilot CLI): JSON or SSE chunks ending in `[DONE]`; a shell
+ * call goes to the request's shell tool (`run_shell_command` for Qwen, `bash` for Copilot).
+ */
+function chatShellTool(req: RecordedRequest): string {
+  const names: string[] = (req.body?.tools ?? []).map((t: any) => t?.function?.name);
+  return names.find((n) => n === 'bash') ?? 'run_shell_command';
+}
+
+function chatReply(res: ServerResponse, req: RecordedRequest, reply: Answer): void {
+  const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
+  const model = typeof req.body?.model === 'string' ? req.body.model : 'stand-in';
+  const created = Math.floor(Date.now() / 1000);
+  const text = reply.text || ('shell' in reply ? '' : 'ok');
+  const calls = 'shell' in reply ? [{ index: 0, id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: chatShellTool(req), arguments: JSON.stringify({ command: reply.shell, description: 'publish the task pointer' }) } }] : undefined;
+  const finish = calls ? 'tool_calls' : 'stop';
+  const usage = { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 };
+  if (!req.stream) {
+    json(res, 200, { id, object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: text || null, ...(calls ? { tool_calls: calls } : {}) }, finish_reason: finish }], usage });
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'close' });
+  const chunk = (delta: unknown, finish_reason: string | null, extra: Record<string, unknown> = {}) =>
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`);
+  chunk({ role: 'assistant', content: text }, null);
+  if (calls) chunk({ tool_calls: calls }, null);
+  chunk({}, finish, { usage });
+  res.write('data: [DONE]\n\n');
+  res.end();
 }
 
 function sse(res: ServerResponse, events: Array<{ event?: string; data: unknown }>): void {
@@ -246,7 +293,7 @@ export class ModelServer {
       }
       const url = req.url ?? '/';
       const path = url.split('?')[0];
-      const api: Api = path.startsWith('/v1/messages') ? 'anthropic' : /\/models\/[^/]+:/.test(path) ? 'gemini' : path.endsWith('/responses') ? 'openai' : 'other';
+      const api: Api = path.startsWith('/v1/messages') ? 'anthropic' : /\/models\/[^/]+:/.test(path) ? 'gemini' : path.endsWith('/responses') ? 'openai' : path.endsWith('/chat/completions') ? 'chat' : 'other';
       const stream = api === 'gemini' ? path.includes(':streamGenerateContent') : body?.stream === true;
       const rec: RecordedRequest = { api, method: req.method ?? 'GET', url, headers: req.headers, raw, body, stream, ...describe(api, body) };
       this.requests.push(rec);
@@ -276,6 +323,8 @@ export class ModelServer {
       else geminiReply(res, rec, structured !== undefined ? { text: structured } : scripted('ok'));
     } else if (rec.api === 'openai') {
       openaiReply(res, rec, scripted('ok'));
+    } else if (rec.api === 'chat') {
+      chatReply(res, rec, scripted('ok'));
     } else if (rec.method === 'HEAD') {
       res.writeHead(200);
       res.end();

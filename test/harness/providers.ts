@@ -1,4 +1,4 @@
-// A provider harness for tests: behaves as Claude Code, Gemini CLI and Codex CLI do with
+// A provider harness for tests: behaves as Claude Code, Gemini CLI, Codex CLI and Qwen Code do with
 // their hook settings (fixtures/providers/README.md). It reads the settings files that
 // `baton install` wrote, finds the entries for an event (matchers included), runs each
 // command exactly as configured through `sh -c` with the payload on stdin and the
@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { parse } from 'jsonc-parser';
 
-export type ProviderName = 'claude' | 'gemini' | 'codex';
+export type ProviderName = 'claude' | 'gemini' | 'codex' | 'qwen' | 'droid';
 
 export interface HarnessRun {
   command: string;
@@ -80,6 +80,8 @@ const CONTEXT_EVENTS: Record<ProviderName, string[]> = {
   claude: ['SessionStart', 'UserPromptSubmit'],
   gemini: ['SessionStart', 'BeforeAgent'],
   codex: ['SessionStart', 'UserPromptSubmit'],
+  qwen: ['SessionStart', 'UserPromptSubmit'],
+  droid: ['SessionStart', 'UserPromptSubmit'],
 };
 
 export function runProviderEvent(o: HarnessOptions): HarnessOutcome {
@@ -93,6 +95,7 @@ export function runProviderEvent(o: HarnessOptions): HarnessOutcome {
   });
   const env: Record<string, string | undefined> = { ...process.env, ...o.env };
   if (o.provider === 'claude') env.CLAUDE_PROJECT_DIR = o.projectDir;
+  if (o.provider === 'qwen') env.QWEN_PROJECT_DIR = o.projectDir;
   if (o.provider === 'gemini') {
     env.GEMINI_PROJECT_DIR = o.projectDir;
     env.CLAUDE_PROJECT_DIR = o.projectDir;
@@ -160,4 +163,46 @@ function interpret(provider: ProviderName, event: string, run: HarnessRun, out: 
     return;
   }
   out.errors.push(`${event}: exit ${run.code}: ${run.stderr.trim().split('\n')[0] ?? ''}`);
+}
+
+/**
+ * GitHub Copilot CLI (1.0.102) with its hooks folders: every `*.json` of `hooksDirs` (user
+ * `~/.copilot/hooks`, repo `.github/hooks`), entries `{type: "command", bash}` of the event run
+ * through bash with the camelCase payload on stdin. Only a top-level `additionalContext` in
+ * JSON stdout reaches the model (sessionStart, userPromptSubmitted); plain stdout and
+ * hookSpecificOutput are ignored; a non-zero exit is a hook error.
+ */
+export function runCopilotEvent(o: { hooksDirs: string[]; event: string; payload: Record<string, unknown>; projectDir: string; env?: Record<string, string | undefined> }): HarnessOutcome {
+  const commands: string[] = [];
+  for (const dir of o.hooksDirs) {
+    if (!fs.existsSync(dir)) continue;
+    for (const name of fs.readdirSync(dir).sort()) {
+      if (!name.endsWith('.json')) continue;
+      const j = JSON.parse(fs.readFileSync(`${dir}/${name}`, 'utf8')) as { hooks?: Record<string, { type?: string; bash?: string }[]> };
+      for (const h of j.hooks?.[o.event] ?? []) if (h.type === 'command' && typeof h.bash === 'string') commands.push(h.bash);
+    }
+  }
+  const env: Record<string, string | undefined> = { ...process.env, ...o.env };
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  const out: HarnessOutcome = { runs: [], contexts: [], blocked: false, stopped: false, userMessages: [], errors: [] };
+  for (const command of commands) {
+    const r = spawnSync('bash', ['-c', command], { input: JSON.stringify(o.payload), encoding: 'utf8', env: env as NodeJS.ProcessEnv, cwd: o.projectDir, timeout: 60_000 });
+    const run: HarnessRun = { command, code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+    out.runs.push(run);
+    if (run.code !== 0) {
+      out.errors.push(`${o.event}: exit ${run.code}: ${run.stderr.trim().split('\n')[0] ?? ''}`);
+      continue;
+    }
+    const t = run.stdout.trim();
+    if (!t.startsWith('{')) continue;
+    let j: Record<string, unknown>;
+    try {
+      j = JSON.parse(t);
+    } catch {
+      out.errors.push(`${o.event}: stdout is not valid JSON`);
+      continue;
+    }
+    if ((o.event === 'sessionStart' || o.event === 'userPromptSubmitted') && typeof j.additionalContext === 'string') out.contexts.push(j.additionalContext);
+  }
+  return out;
 }

@@ -1,0 +1,58 @@
+// GitHub Copilot CLI (`copilot`, 1.0.102 seen): its own hooks format, read from every
+// `~/.copilot/hooks/*.json` (user) and `.github/hooks/*.json` (repo), so baton owns one whole
+// file, `baton.json`, in each (install.ts, owned files). Payloads are camelCase and name no
+// event: each entry's command sets BATON_HOOK_EVENT to its event. Context goes out as
+// top-level `{"additionalContext": ...}` on sessionStart and userPromptSubmitted (plain
+// stdout and hookSpecificOutput are ignored by Copilot). `copilot -p` ends with sessionEnd
+// reason `complete`; a bare `/compact` fires preCompact and no sessionStart.
+import { type HookOutput, type ProviderAdapter, shapeJson } from './types.ts';
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** Copilot's camelCase payload (or the snake_case one of its Claude-style settings hooks) in baton's field names. */
+export function copilotPayload(p: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const source = str(p.source);
+  return {
+    hook_event_name: env.BATON_HOOK_EVENT || p.hook_event_name,
+    session_id: p.sessionId ?? p.session_id,
+    cwd: p.cwd,
+    transcript_path: p.transcriptPath ?? p.transcript_path,
+    // `new` is Copilot's fresh start: baton calls it startup, as for every other agent.
+    source: source === 'new' ? 'startup' : source,
+    reason: p.reason,
+    trigger: p.trigger,
+    prompt: p.prompt,
+  };
+}
+
+export const copilot: ProviderAdapter = {
+  name: 'copilot',
+  title: 'GitHub Copilot CLI',
+  events: { start: 'sessionStart', prompt: 'userPromptSubmitted', 'pre-compact': 'preCompact', end: 'sessionEnd' },
+  // `complete` is a finished run (also `copilot -p`), `user_exit` a deliberate quit; `error`, `abort`, `timeout` and unknown → interrupted.
+  closedReasons: ['complete', 'user_exit'],
+  settings: {
+    user: { base: 'home', path: '.copilot/hooks/baton.json' },
+    project: { base: 'project', path: '.github/hooks/baton.json' },
+  },
+  ownedFile: true,
+  projectDirVar: null,
+  // Copilot names no project-dir variable: hooks run in the session's cwd, so find the repo root.
+  shimCommand: '"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"/.baton/hooks/copilot',
+  timeoutValue: 10,
+  timeoutUnit: 'seconds',
+  budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000, end: 10_000 },
+  normalize: copilotPayload,
+  installNote: (_home, scope) =>
+    scope === 'user' ? undefined : 'Copilot runs repository hooks in a folder you trust: trust it when Copilot asks (with -p: --trust-folder or COPILOT_ALLOW_ALL=true).',
+  shape: (ev, res): HookOutput => {
+    if (res.failure || res.block) return shapeJson(ev, res, { contextEvents: [] });
+    const ctx = res.context && (ev.kind === 'start' || ev.kind === 'prompt') ? res.context : undefined;
+    if (res.stop) {
+      const out: Record<string, unknown> = { continue: false, stopReason: res.stop.reason };
+      if (ctx) out.additionalContext = ctx;
+      return { stdout: `${JSON.stringify(out)}\n`, stderr: [`TASK_POINTER_V2:${res.stop.code}`], exitCode: 0 };
+    }
+    return ctx ? { stdout: `${JSON.stringify({ additionalContext: ctx })}\n`, stderr: [], exitCode: 0 } : { stdout: '', stderr: [], exitCode: 0 };
+  },
+};
