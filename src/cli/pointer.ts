@@ -68,7 +68,7 @@ export function registerPointerCommands(program: Command, globals: () => GlobalO
       return run(g, () => {
         const store = openStore(g);
         const id = store.resolve(session);
-        const json = { ok: true as const, ...pointerView(store, id) };
+        const json = pointerView(store, id);
         const o = json;
         const text = [`SESSION_ID=${id}`, `STATUS=${o.status ?? o.generation}`, `GENERATION=${o.generation}`, `REVISION=${o.revision}`];
         if (o.updated_at) text.push(`UPDATED_AT=${o.updated_at}`);

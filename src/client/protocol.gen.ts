@@ -727,6 +727,8 @@ export type PointerGetParams = {
 
 /** `pointer/get` result. */
 export type PointerGetResult = {
+  /** as the CLI's `pointer show --json` */
+  ok: true;
   session_id: SessionId;
   schema_version: number | null;
   generation: string;

@@ -187,7 +187,7 @@ export function tools(ctx: McpContext): Record<(typeof TOOL_NAMES)[number], Tool
       readOnly: true,
       run: (a) => {
         const s = sessionOf(a.session);
-        return bounded({ ok: true, session_from: s.from, ...pointerNow(store, s.id) });
+        return bounded({ session_from: s.from, ...pointerNow(store, s.id) });
       },
     }),
 

@@ -6,6 +6,7 @@ import type { FsStore } from '../store/store.ts';
 export function pointerView(store: FsStore, id: string) {
   const o = readState(store.dir(id), id);
   return {
+    ok: true as const,
     session_id: id,
     schema_version: o.schema === 0 ? null : o.schema,
     generation: o.generation,

@@ -222,6 +222,7 @@ export const METHODS = {
   'pointer/get': {
     params: z.strictObject({ threadId: ThreadId }),
     result: z.object({
+      ok: z.literal(true).meta({ description: "as the CLI's `pointer show --json`" }),
       session_id: SessionId,
       schema_version: z.int().nullable(),
       generation: z.string(),
