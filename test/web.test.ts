@@ -161,7 +161,7 @@ test('a CLI append appears live; resume + append from the page is in the session
   await page.getByRole('button', { name: 'Append', exact: true }).click();
   await page.getByText('Append: done').waitFor();
   await page.locator('.ev-text', { hasText: 'typed into the web page' }).waitFor();
-  const log = baton(['session', 'log', a, '--json'], { home }).stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const log = JSON.parse(baton(['session', 'log', a, '--json'], { home }).stdout).events as { type: string; surface: string; payload: { text?: string } }[];
   const mine = log.find((e) => e.type === 'context.appended' && e.payload.text === 'typed into the web page');
   assert.equal(mine?.surface, 'web');
   assert.ok(log.some((e) => e.type === 'session.resumed' && e.surface === 'web'));
