@@ -63,3 +63,15 @@ test('verify for a moved checkout: cannot find baton at PATH, with the install -
   }
   assert.doesNotMatch(baton(['verify', 'claude'], { env: w.env, cwd: w.project }).stdout, /node:internal|loader/);
 });
+
+test('verify when the node an entry names is gone: cannot find node at PATH, with the install --force that fixes it', () => {
+  const w = agentWorld();
+  assert.equal(baton(['install', 'gemini'], { env: w.env, cwd: w.project }).code, 0);
+  const file = `${w.home}/.gemini/settings.json`;
+  const gone = `${w.root}/old-node/bin/node`;
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replaceAll(process.execPath, gone));
+  const r = baton(['verify', 'gemini', '--json'], { env: w.env, cwd: w.project });
+  assert.equal(r.code, 2);
+  assert.ok(r.json.entries.length > 0);
+  for (const e of r.json.entries) assert.deepEqual(e.problems, [`cannot find node at ${gone} — run \`baton install gemini --scope user --force\` from the baton you use now`]);
+});

@@ -93,7 +93,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
 
   session
     .command('show')
-    .description('manifest, lease holder, pointer, open episode, refs, last 10 events')
+    .description('manifest, lease holder, pointer, open episode, artifacts, refs, last 10 events')
     .argument('<id>', 'session id or unambiguous prefix')
     .action((idArg: string) =>
       run(globals(), () => {
