@@ -98,7 +98,8 @@ export function verifyProvider(adapter: ProviderAdapter, ctx: InstallContext, en
     // A moved or deleted checkout: Node cannot load the bin/baton.cjs the entry names.
     // (Or the node it names is gone: `sh` says `<path>: not found`, exit 127.)
     const missing = /Cannot find module '([^']+)'/.exec(r.stderr ?? '') ?? (r.status === 127 ? /^(?:\S*sh: \d+: )?(\/\S+): (?:not found|No such file or directory)/m.exec(r.stderr ?? '') : null);
-    if (r.error) problems.push(`could not run: ${r.error.message}`);
+    // EPIPE: the command exited before reading its payload (a missing node, say); its exit says why.
+    if (r.error && !((r.error as NodeJS.ErrnoException).code === 'EPIPE' && r.status !== null)) problems.push(`could not run: ${r.error.message}`);
     if (missing) problems.push(`cannot find ${missing[1].endsWith('.cjs') ? 'baton' : 'node'} at ${missing[1]} — run \`baton install ${adapter.name} --scope ${scope} --force\` from the baton you use now`);
     else if (r.status !== 0) problems.push(`exit code ${r.status ?? r.signal}`);
     if (would === null && !missing) {
