@@ -2,6 +2,7 @@
 // manifest, lease, pointer, open episodes and refs with their state, and its episodes with
 // outcome and the digest of the start context each was given. Read-only, except that a
 // missing manifest.json (a projection) is rebuilt from the log, as every reader does.
+import type { EpisodeView } from '../core/session.ts';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -40,19 +41,13 @@ export function describeThread(store: FsStore, id: string, workspaceOverride: st
   };
 }
 
-export interface EpisodeRecord {
-  episode: string;
-  provider: string;
-  provider_session_id: string;
-  source: string;
-  opened_seq: number;
-  opened_at: string;
+/** An episode as episode/list gives it: the session view's episode, its frozen context's digest and how it ended. */
+export interface EpisodeRecord extends Omit<EpisodeView, 'context_file'> {
   context_digest: string | null;
   closed_seq: number | null;
   closed_at: string | null;
   outcome: string | null;
   reason: string | null;
-  prompts: number;
 }
 
 /** The start context as frozen when the episode opened: its file without the closure appended at close. */
