@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const AGENTS_DIR = join('.e2e', 'agents');
-const PINNED = { '@anthropic-ai/claude-code': '2.1.328', '@google/gemini-cli': '0.61.0', '@openai/codex': '0.171.0', '@qwen-code/qwen-code': '0.24.4', '@github/copilot': '1.0.102' };
+const PINNED = { '@anthropic-ai/claude-code': '2.1.328', '@google/gemini-cli': '0.61.0', '@openai/codex': '0.171.0', '@qwen-code/qwen-code': '0.24.4', '@github/copilot': '1.0.102', '@mariozechner/pi-coding-agent': '0.73.1', '@factory/cli': '0.225.1', '@factory/cli-linux-x64': '0.225.2' };
 
 function installedVersion(pkg) {
   try {
@@ -34,7 +34,7 @@ if (missing.length) {
     process.exit(1);
   }
 }
-for (const bin of ['claude', 'gemini', 'codex', 'qwen', 'copilot']) {
+for (const bin of ['claude', 'gemini', 'codex', 'qwen', 'copilot', 'pi', 'droid']) {
   if (!existsSync(join(AGENTS_DIR, 'node_modules', '.bin', bin))) {
     console.error(`run-e2e: ${bin} is missing from ${AGENTS_DIR}/node_modules/.bin`);
     process.exit(1);

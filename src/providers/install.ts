@@ -15,6 +15,7 @@ import { describeWorkspace } from '../store/workspace.ts';
 import { type HookEntryRef, addGroup, lineDiff, listEntries, removeEntries, replaceCommand } from './settings.ts';
 import { codexHookStates, codexTrusts } from './codex-trust.ts';
 import { ownedEntries, renderOwned } from './owned-file.ts';
+import { piExtensionEntries, renderPiExtension } from './pi-extension.ts';
 import { shimText } from './shim.ts';
 import { ASPECTS, ASPECT_EVENTS, type Aspect, type HookKind, type ProviderAdapter, type Scope } from './types.ts';
 
@@ -49,12 +50,18 @@ export function shimPath(adapter: ProviderAdapter, ctx: InstallContext): string 
 
 const allAspects = (a: readonly Aspect[]): boolean => ASPECTS.every((x) => a.includes(x));
 
+/** How an owned file's entries are read and the file written: Copilot's hooks JSON, or pi's extension. */
+function ownedCodec(adapter: ProviderAdapter): { entries: typeof ownedEntries; render: typeof renderOwned } {
+  return adapter.ownedFormat === 'pi-extension' ? { entries: piExtensionEntries, render: renderPiExtension } : { entries: ownedEntries, render: renderOwned };
+}
+
 /**
  * The command an entry of this scope runs (the aspects flag only when not all three). An
- * owned file's entry names its event first (Copilot's payloads do not).
+ * owned hooks file's entry names its event first (Copilot's payloads do not; pi's extension
+ * writes the event into the payload).
  */
 export function commandFor(adapter: ProviderAdapter, scope: Scope, aspects: readonly Aspect[], ctx: InstallContext, event?: string): string {
-  if (adapter.ownedFile && event) return `BATON_HOOK_EVENT=${event} ${commandFor(adapter, scope, aspects, ctx)}`;
+  if (adapter.ownedFile && !adapter.ownedFormat && event) return `BATON_HOOK_EVENT=${event} ${commandFor(adapter, scope, aspects, ctx)}`;
   const base =
     scope === 'user'
       ? shellJoin([ctx.node, ctx.bin, 'hook', adapter.name, ...(ctx.storeHome ? ['--home', ctx.storeHome] : [])])
@@ -345,7 +352,7 @@ function entriesByScope(adapter: ProviderAdapter, ctx: InstallContext): { scope:
     const text = readText(file);
     if (text === null) continue;
     try {
-      out.push({ scope, file, entries: adapter.ownedFile ? ownedEntries(text, file) : listEntries(text, file) });
+      out.push({ scope, file, entries: adapter.ownedFile ? ownedCodec(adapter).entries(text, file) : listEntries(text, file) });
     } catch {
       // An unparsable file is reported by doctor and install, not here.
     }
@@ -374,7 +381,8 @@ export function batonEntries(adapter: ProviderAdapter, ctx: InstallContext): { s
 function installOwned(adapter: ProviderAdapter, scope: Scope, aspects: readonly Aspect[], ctx: InstallContext, opts: { dryRun?: boolean; force?: boolean }): InstallReport {
   const file = settingsPath(adapter, scope, ctx);
   const before = readText(file);
-  const entries = before === null ? [] : ownedEntries(before, file).map(({ event, command }) => ({ event, command }));
+  const codec = ownedCodec(adapter);
+  const entries = before === null ? [] : codec.entries(before, file).map(({ event, command }) => ({ event, command }));
   const report: InstallReport = { provider: adapter.name, scope, file, changed: false, added: [], kept: [], replaced: [], differing: [], shim: null, backup: null };
   for (const { event } of eventsFor(adapter, aspects)) {
     const command = commandFor(adapter, scope, aspects, ctx, event);
@@ -391,7 +399,7 @@ function installOwned(adapter: ProviderAdapter, scope: Scope, aspects: readonly 
       }
     }
   }
-  const text = renderOwned(entries, adapter.timeoutValue);
+  const text = codec.render(entries, adapter.timeoutValue);
   report.changed = text !== before;
   if (scope !== 'user') {
     const sp = shimPath(adapter, ctx);
@@ -411,11 +419,12 @@ function uninstallOwned(adapter: ProviderAdapter, scope: Scope, ctx: InstallCont
   const before = readText(file);
   const report: UninstallReport = { provider: adapter.name, scope, file, removed: 0, backup: null, backup_removed: null, file_removed: false, shim_removed: null };
   if (before !== null) {
-    const entries = ownedEntries(before, file);
+    const codec = ownedCodec(adapter);
+    const entries = codec.entries(before, file);
     const rest = entries.filter((e) => !isBatonCommand(e.command, adapter.name));
     report.removed = entries.length - rest.length;
     if (report.removed > 0) {
-      const text = rest.length ? renderOwned(rest, adapter.timeoutValue) : '';
+      const text = rest.length ? codec.render(rest, adapter.timeoutValue) : '';
       if (opts.dryRun) report.diff = lineDiff(before, text, file);
       else if (rest.length) writeTextAtomic(file, text);
       else {

@@ -46,7 +46,7 @@ export interface HookOutput {
 }
 
 export interface ProviderAdapter {
-  name: 'claude' | 'codex' | 'gemini' | 'qwen' | 'copilot' | 'droid';
+  name: 'claude' | 'codex' | 'gemini' | 'qwen' | 'copilot' | 'droid' | 'pi';
   /** Human name for messages. */
   title: string;
   /** The provider's event name for each of baton's events; absent = the provider has none. */
@@ -75,6 +75,11 @@ export interface ProviderAdapter {
    * reads a folder of them); each entry's command names its event in BATON_HOOK_EVENT.
    */
   ownedFile?: boolean;
+  /**
+   * The owned file's format when it is not Copilot's hooks JSON: `pi-extension`, a TypeScript
+   * extension that carries its entries and pipes baton-shaped payloads (no BATON_HOOK_EVENT).
+   */
+  ownedFormat?: 'pi-extension';
   /** The user's own prompt out of the payload's `prompt` (Gemini wraps hook context into it). */
   cleanPrompt?: (prompt: string) => string;
   /** Said after install (Codex's trust step and sandbox, Gemini's re-confirmation), given the store root. */

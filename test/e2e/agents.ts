@@ -14,11 +14,17 @@ export const GEMINI_BIN = join(AGENTS, 'node_modules', '.bin', 'gemini');
 export const CODEX_BIN = join(AGENTS, 'node_modules', '.bin', 'codex');
 export const QWEN_BIN = join(AGENTS, 'node_modules', '.bin', 'qwen');
 export const COPILOT_BIN = join(AGENTS, 'node_modules', '.bin', 'copilot');
+export const PI_BIN = join(AGENTS, 'node_modules', '.bin', 'pi');
+export const DROID_BIN = join(AGENTS, 'node_modules', '.bin', 'droid');
 export const CLAUDE_VERSION = '2.1.328';
 export const GEMINI_VERSION = '0.61.0';
 export const CODEX_VERSION = '0.171.0';
 export const QWEN_VERSION = '0.24.4';
 export const COPILOT_VERSION = '1.0.102';
+export const PI_VERSION = '0.73.1';
+/** `@factory/cli` 0.225.1 runs the binary of `@factory/cli-linux-x64` 0.225.2 (it reports 0.225.2). */
+export const DROID_VERSION = '0.225.1';
+export const DROID_PLATFORM_VERSION = '0.225.2';
 
 /** Kill an agent run after this long: a hung agent fails its test instead of the suite. */
 export const AGENT_TIMEOUT_MS = 60_000;
@@ -204,6 +210,41 @@ export function copilot(args: string[], user: User, server: ModelServer, opts: R
   });
 }
 
+/** pi reads its providers from ~/.pi/agent/models.json: one, `standin`, on the stand-in's Chat Completions endpoint. */
+export function preparePi(user: User, server: ModelServer): void {
+  fs.mkdirSync(join(user.home, '.pi', 'agent'), { recursive: true });
+  const models = {
+    providers: {
+      standin: {
+        baseUrl: `${server.url}/v1`,
+        api: 'openai-completions',
+        apiKey: 'stand-in-key',
+        models: [{ id: 'stand-in', name: 'Stand-in', reasoning: false, input: ['text'], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+      },
+    },
+  };
+  fs.writeFileSync(join(user.home, '.pi', 'agent', 'models.json'), `${JSON.stringify(models, null, 2)}\n`);
+}
+
+/** `pi ARGS` against the stand-in (its tools run without asking: pi has no approval step). */
+export function pi(args: string[], user: User, server: ModelServer, opts: RunOptions = {}): Promise<AgentRun> {
+  return runAgent(PI_BIN, ['--model', 'standin/stand-in', ...args], user, server, { ...opts, env: { PI_OFFLINE: '1', ...opts.env } });
+}
+
+/** Droid runs offline only as `droid exec` with a BYOK model from `customModels` in ~/.factory/settings.json (no login). */
+export function prepareDroid(user: User, server: ModelServer): void {
+  fs.mkdirSync(join(user.home, '.factory'), { recursive: true });
+  const settings = {
+    customModels: [{ model: 'stand-in', displayName: 'Standin', baseUrl: `${server.url}/v1`, apiKey: 'stand-in-key', provider: 'generic-chat-completion-api', maxOutputTokens: 4096 }],
+  };
+  fs.writeFileSync(join(user.home, '.factory', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+}
+
+/** `droid exec ARGS` with the stand-in model, allowed to run commands (`--auto high`). */
+export function droid(args: string[], user: User, server: ModelServer, opts: RunOptions = {}): Promise<AgentRun> {
+  return runAgent(DROID_BIN, ['exec', '-m', 'custom:Standin-0', '--auto', 'high', ...args], user, server, opts);
+}
+
 /** `baton ARGS` run as this user (their HOME and store). */
 export function userBaton(args: string[], user: User, opts: { input?: string; env?: Record<string, string | undefined> } = {}): RunResult {
   const env: Record<string, string | undefined> = { ...process.env, HOME: user.home, BATON_HOME: user.batonHome, NO_COLOR: '1', BATON_SESSION: undefined, BATON_INSTANCE: undefined, ...opts.env };
@@ -235,7 +276,7 @@ export function readOnlyWrap(dir: string): string[] {
   return ['unshare', '-m', 'sh', '-c', `mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"`, dir];
 }
 
-export function agentsInstalled(): { claude: boolean; gemini: boolean; codex: boolean; qwen: boolean; copilot: boolean } {
+export function agentsInstalled(): { claude: boolean; gemini: boolean; codex: boolean; qwen: boolean; copilot: boolean; pi: boolean; droid: boolean } {
   const version = (pkg: string): string | undefined => {
     try {
       return JSON.parse(fs.readFileSync(join(AGENTS, 'node_modules', pkg, 'package.json'), 'utf8')).version;
@@ -249,5 +290,7 @@ export function agentsInstalled(): { claude: boolean; gemini: boolean; codex: bo
     codex: version('@openai/codex') === CODEX_VERSION,
     qwen: version('@qwen-code/qwen-code') === QWEN_VERSION,
     copilot: version('@github/copilot') === COPILOT_VERSION,
+    pi: version('@mariozechner/pi-coding-agent') === PI_VERSION,
+    droid: version('@factory/cli') === DROID_VERSION && version('@factory/cli-linux-x64') === DROID_PLATFORM_VERSION,
   };
 }
