@@ -114,12 +114,13 @@ function describe(api: Api, body: any): Pick<RecordedRequest, 'main' | 'text' | 
 }
 
 /**
- * Chat Completions (Qwen Code, Copilot CLI): JSON or SSE chunks ending in `[DONE]`; a shell
- * call goes to the request's shell tool (`run_shell_command` for Qwen, `bash` for Copilot).
+ * Chat Completions (Qwen Code, Copilot CLI, pi, Droid): JSON or SSE chunks ending in `[DONE]`; a
+ * shell call goes to the request's shell tool (`run_shell_command` for Qwen, `bash` for Copilot
+ * and pi, `Execute` for Droid).
  */
 function chatShellTool(req: RecordedRequest): string {
   const names: string[] = (req.body?.tools ?? []).map((t: any) => t?.function?.name);
-  return names.find((n) => n === 'bash') ?? 'run_shell_command';
+  return names.find((n) => n === 'bash' || n === 'Execute') ?? 'run_shell_command';
 }
 
 function chatReply(res: ServerResponse, req: RecordedRequest, reply: Answer): void {
@@ -127,7 +128,10 @@ function chatReply(res: ServerResponse, req: RecordedRequest, reply: Answer): vo
   const model = typeof req.body?.model === 'string' ? req.body.model : 'stand-in';
   const created = Math.floor(Date.now() / 1000);
   const text = reply.text || ('shell' in reply ? '' : 'ok');
-  const calls = 'shell' in reply ? [{ index: 0, id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: chatShellTool(req), arguments: JSON.stringify({ command: reply.shell, description: 'publish the task pointer' }) } }] : undefined;
+  const tool = chatShellTool(req);
+  // Droid's Execute refuses a call without its summary and risk fields.
+  const args = tool === 'Execute' ? { command: reply.shell, summary: 'Publish the task pointer', riskLevelReason: 'It writes one record into the baton store.', riskLevel: 'low' } : { command: reply.shell, description: 'publish the task pointer' };
+  const calls = 'shell' in reply ? [{ index: 0, id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: tool, arguments: JSON.stringify(args) } }] : undefined;
   const finish = calls ? 'tool_calls' : 'stop';
   const usage = { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 };
   if (!req.stream) {
