@@ -188,8 +188,10 @@ export default function baton(pi: any): void {
 
   pi.on(
     "session_before_compact",
-    guarded("session_before_compact", async (_event, ctx) => {
-      const a = await runHook("session_before_compact", { hook_event_name: "session_before_compact", ...session(ctx), trigger: "" }, ctx.cwd);
+    guarded("session_before_compact", async (event, ctx) => {
+      // pi does not say who asked: instructions come only with a /compact, so a bare one reads as auto.
+      const trigger = typeof event.customInstructions === "string" ? "manual" : "auto";
+      const a = await runHook("session_before_compact", { hook_event_name: "session_before_compact", ...session(ctx), trigger }, ctx.cwd);
       tell(ctx, a.said);
       return undefined; // never cancels the compaction
     }),

@@ -130,8 +130,11 @@ function chatReply(res: ServerResponse, req: RecordedRequest, reply: Answer): vo
   const text = reply.text || ('shell' in reply ? '' : 'ok');
   const tool = chatShellTool(req);
   // Droid's Execute refuses a call without its summary and risk fields.
-  const args = tool === 'Execute' ? { command: reply.shell, summary: 'Publish the task pointer', riskLevelReason: 'It writes one record into the baton store.', riskLevel: 'low' } : { command: reply.shell, description: 'publish the task pointer' };
-  const calls = 'shell' in reply ? [{ index: 0, id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: tool, arguments: JSON.stringify(args) } }] : undefined;
+  const args = (command: string) =>
+    tool === 'Execute'
+      ? { command, summary: 'Publish the task pointer', riskLevelReason: 'It writes one record into the baton store.', riskLevel: 'low' }
+      : { command, description: 'publish the task pointer' };
+  const calls = 'shell' in reply ? [{ index: 0, id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: tool, arguments: JSON.stringify(args(reply.shell)) } }] : undefined;
   const finish = calls ? 'tool_calls' : 'stop';
   const usage = { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 };
   if (!req.stream) {
