@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { BIN } from '../helpers.ts';
 import { type AgentRun, agentsInstalled, CLAUDE_VERSION, claude, newUser, removeUsers, type User, userBaton } from './agents.ts';
 import { fileDigests, type McpPlan, mcpPublisher, watchingStore } from './mcp-agent.ts';
 import { ModelServer, type RecordedRequest, toolResults } from './model-server.ts';
@@ -154,5 +155,50 @@ describe(`Claude Code ${CLAUDE_VERSION} calling baton's MCP server (offline)`, {
     assert.equal(p.status, 'CLEAN');
     assert.equal(p.revision, first.revision + 2);
     assert.equal(publishes(user, id).length, before + 1, 'only the retry published');
+  });
+});
+
+describe(`Claude Code ${CLAUDE_VERSION} with baton's MCP server in the project's .mcp.json (offline)`, { skip }, () => {
+  let server: ModelServer;
+  let user: User;
+  let bin = '';
+  const PTR = 'Goal: publish through the project server\nNext: nothing';
+
+  before(async () => {
+    server = await new ModelServer().start();
+    server.script = mcpPublisher(TOOL, () => ({ publish: PTR }));
+    user = newUser();
+    // The project scope runs `baton mcp` from PATH, as a shared file must: put a `baton` there.
+    bin = join(user.home, 'bin');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(join(bin, 'baton'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`, { mode: 0o755 });
+  });
+  after(async () => {
+    await server?.close();
+    removeUsers();
+  });
+
+  test('baton install claude --scope project --aspects mcp writes .mcp.json; with permissions.allow ["mcp__baton"] in the user settings, a -p run publishes through the server (no approval step in -p)', async () => {
+    assert.equal(userBaton(['install', 'claude'], user).code, 0);
+    const mcp = userBaton(['install', 'claude', '--scope', 'project', '--aspects', 'mcp'], user);
+    assert.equal(mcp.code, 0, `install failed: ${mcp.stderr}${mcp.stdout}`);
+    assert.deepEqual(JSON.parse(fs.readFileSync(join(user.project, '.mcp.json'), 'utf8')).mcpServers.baton, { command: 'baton', args: ['mcp'] });
+    assert.equal(fs.existsSync(join(user.home, '.claude.json')), false, 'nothing in the user scope');
+    // The allowance as a user's setting instead of --allowedTools.
+    const file = join(user.home, '.claude', 'settings.json');
+    const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
+    fs.writeFileSync(file, JSON.stringify({ ...settings, permissions: { allow: ['mcp__baton'] } }, null, 2));
+
+    const run = await claude(['-p', 'Publish through the project server', '--output-format', 'json'], user, server, { env: { PATH: `${bin}:${process.env.PATH}` } });
+    assertRan(run, 'project scope');
+    const id = JSON.parse(run.stdout).session_id;
+    const main = mainSince(server.requests, 0);
+    assert.equal(main.length, 2, 'a prompt request and a tool-result request');
+    const result = resultOf(main[1]);
+    assert.equal(result.isError, false, result.text);
+    assert.equal(receiptIn(result.text)?.ok, true, result.text);
+    const p = userBaton(['pointer', 'show', id, '--json'], user).json;
+    assert.equal(p.pointer_text, PTR);
+    assert.equal(publishes(user, id)[0]?.surface, 'mcp');
   });
 });
