@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BIN } from '../helpers.ts';
 import { type AgentRun, agentsInstalled, CLAUDE_VERSION, claude, newUser, removeUsers, type User, userBaton } from './agents.ts';
-import { fileDigests, type McpPlan, mcpPublisher, watchingStore } from './mcp-agent.ts';
-import { ModelServer, type RecordedRequest, toolResults } from './model-server.ts';
+import { fileDigests, type McpPlan, mcpPublisher, publishes, resultOf, watchingStore } from './mcp-agent.ts';
+import { ModelServer, type RecordedRequest } from './model-server.ts';
 import { newestPointerBlock, receiptIn } from './pointer-agent.ts';
-import { events, mainSince, ofType } from './scenario.ts';
+import { mainSince } from './scenario.ts';
 
 const installed = agentsInstalled().claude;
 const skip = installed ? false : `Claude Code ${CLAUDE_VERSION} is not installed in .e2e/agents (run npm run test:e2e)`;
@@ -26,17 +26,6 @@ const ALLOW = ['--allowedTools', 'mcp__baton'];
 function assertRan(run: AgentRun, what: string): void {
   assert.equal(run.timedOut, false, `${what}: claude was killed after the timeout\n${run.stderr}`);
   assert.equal(run.code, 0, `${what}: claude exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-}
-
-/** The pointer.published events of publish requests (a prompt marking the pointer DIRTY is one too, with source hook:prompt). */
-function publishes(user: User, id: string): any[] {
-  return ofType(events(user, id), 'pointer.published').filter((e) => e.payload.source === 'publish');
-}
-
-function resultOf(r: RecordedRequest) {
-  const out = toolResults(r).filter((t) => t.name === TOOL);
-  assert.equal(out.length, 1, `expected one ${TOOL} result, got ${JSON.stringify(toolResults(r))}`);
-  return out[0];
 }
 
 describe(`Claude Code ${CLAUDE_VERSION} calling baton's MCP server (offline)`, { skip }, () => {
@@ -90,7 +79,7 @@ describe(`Claude Code ${CLAUDE_VERSION} calling baton's MCP server (offline)`, {
     id = JSON.parse(run.stdout).session_id;
     const main = mainSince(server.requests, from);
     assert.equal(main.length, 2, 'a prompt request and a tool-result request');
-    const result = resultOf(main[1]);
+    const result = resultOf(main[1], TOOL);
     assert.equal(result.isError, true);
     assert.match(result.text, /permission/i);
     assert.deepEqual(hashAt.get(main[1]), hashAt.get(main[0]), 'nothing was written between the call and its result');
@@ -109,7 +98,7 @@ describe(`Claude Code ${CLAUDE_VERSION} calling baton's MCP server (offline)`, {
     const shown = newestPointerBlock(main[0].text)!;
     assert.equal(shown.fields.SESSION_ID, id);
 
-    const result = resultOf(main[1]);
+    const result = resultOf(main[1], TOOL);
     assert.equal(result.isError, false, result.text);
     const receipt = receiptIn(result.text);
     assert.equal(receipt?.ok, true, result.text);
@@ -132,7 +121,7 @@ describe(`Claude Code ${CLAUDE_VERSION} calling baton's MCP server (offline)`, {
   test('a stale publish (the revision of the last receipt, before the next prompt marked it DIRTY) comes back as is_error with STALE_REVISION and changes nothing; the retry with the values it names succeeds', async () => {
     assert.ok(first);
     plan = { publish: PTR2, stale: first, retry: true };
-    const before = publishes(user, id).length;
+    const earlier = publishes(user, id).length;
     const from = server.requests.length;
     const run = await claude(['--resume', id, '-p', 'Publish again from memory', ...ALLOW, '--output-format', 'json'], user, server);
     assertRan(run, 'stale publish');
@@ -142,19 +131,19 @@ describe(`Claude Code ${CLAUDE_VERSION} calling baton's MCP server (offline)`, {
     assert.equal(shown.fields.STATUS, 'DIRTY');
     assert.equal(Number(shown.fields.REVISION), first.revision + 1, 'the prompt moved the revision past the one the model remembers');
 
-    const refusal = resultOf(main[1]);
+    const refusal = resultOf(main[1], TOOL);
     assert.equal(refusal.isError, true);
     assert.match(refusal.text, /^STALE_REVISION: the pointer is now generation \S+, revision \d+/);
     assert.deepEqual(hashAt.get(main[1]), hashAt.get(main[0]), 'the refused publish left the store as it was');
 
-    const retried = resultOf(main[2]);
+    const retried = resultOf(main[2], TOOL);
     assert.equal(retried.isError, false, retried.text);
     assert.equal(receiptIn(retried.text)?.revision, first.revision + 2);
     const p = pointer();
     assert.equal(p.pointer_text, PTR2);
     assert.equal(p.status, 'CLEAN');
     assert.equal(p.revision, first.revision + 2);
-    assert.equal(publishes(user, id).length, before + 1, 'only the retry published');
+    assert.equal(publishes(user, id).length, earlier + 1, 'only the retry published');
   });
 });
 
@@ -194,7 +183,7 @@ describe(`Claude Code ${CLAUDE_VERSION} with baton's MCP server in the project's
     const id = JSON.parse(run.stdout).session_id;
     const main = mainSince(server.requests, 0);
     assert.equal(main.length, 2, 'a prompt request and a tool-result request');
-    const result = resultOf(main[1]);
+    const result = resultOf(main[1], TOOL);
     assert.equal(result.isError, false, result.text);
     assert.equal(receiptIn(result.text)?.ok, true, result.text);
     const p = userBaton(['pointer', 'show', id, '--json'], user).json;

@@ -10,10 +10,10 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type AgentRun, agentsInstalled, GEMINI_VERSION, gemini, newUser, prepareGemini, removeUsers, type User, userBaton } from './agents.ts';
-import { fileDigests, type McpPlan, mcpPublisher, watchingStore } from './mcp-agent.ts';
-import { ModelServer, type RecordedRequest, toolResults } from './model-server.ts';
+import { fileDigests, type McpPlan, mcpPublisher, publishes, resultOf, watchingStore } from './mcp-agent.ts';
+import { ModelServer, type RecordedRequest } from './model-server.ts';
 import { newestPointerBlock, receiptIn } from './pointer-agent.ts';
-import { events, mainSince, ofType } from './scenario.ts';
+import { mainSince } from './scenario.ts';
 
 const installed = agentsInstalled().gemini;
 const skip = installed ? false : `Gemini CLI ${GEMINI_VERSION} is not installed in .e2e/agents (run npm run test:e2e)`;
@@ -32,17 +32,6 @@ function assertRan(run: AgentRun, what: string): void {
 /** The function names a Gemini request declares to the model. */
 function declared(r: RecordedRequest): string[] {
   return (r.body?.tools ?? []).flatMap((t: any) => (t.functionDeclarations ?? []).map((f: any) => String(f.name)));
-}
-
-/** The pointer.published events of publish requests (a prompt marking the pointer DIRTY is one too, with source hook:prompt). */
-function publishes(user: User, id: string): any[] {
-  return ofType(events(user, id), 'pointer.published').filter((e) => e.payload.source === 'publish');
-}
-
-function resultOf(r: RecordedRequest) {
-  const out = toolResults(r).filter((t) => t.name === TOOL);
-  assert.equal(out.length, 1, `expected one ${TOOL} result, got ${JSON.stringify(toolResults(r))}`);
-  return out[0];
 }
 
 describe(`Gemini CLI ${GEMINI_VERSION} calling baton's MCP server (offline)`, { skip }, () => {
@@ -126,7 +115,7 @@ describe(`Gemini CLI ${GEMINI_VERSION} calling baton's MCP server (offline)`, { 
     const shown = newestPointerBlock(main[0].text)!;
     assert.equal(shown.fields.SESSION_ID, id);
 
-    const result = resultOf(main[1]);
+    const result = resultOf(main[1], TOOL);
     assert.equal(result.isError, false, result.text);
     const receipt = receiptIn(result.text);
     assert.equal(receipt?.ok, true, result.text);
@@ -149,7 +138,7 @@ describe(`Gemini CLI ${GEMINI_VERSION} calling baton's MCP server (offline)`, { 
   test('a stale publish (the revision of the last receipt, before the next prompt marked it DIRTY) comes back as an error carrying isError and STALE_REVISION and changes nothing; the retry with the values it names succeeds', async () => {
     assert.ok(first);
     plan = { publish: PTR2, stale: first, retry: true };
-    const before = publishes(user, id).length;
+    const earlier = publishes(user, id).length;
     const from = server.requests.length;
     const run = await gemini(['--resume', id, '-p', 'Publish again from memory', ...ALLOW], user, server);
     assertRan(run, 'stale publish');
@@ -161,20 +150,20 @@ describe(`Gemini CLI ${GEMINI_VERSION} calling baton's MCP server (offline)`, { 
 
     // Gemini hands the model the server's whole result in `response.error`: the text, the
     // structured content with the code, and isError.
-    const refusal = resultOf(main[1]);
+    const refusal = resultOf(main[1], TOOL);
     assert.equal(refusal.isError, true);
     assert.match(refusal.text, /STALE_REVISION: the pointer is now generation \S+, revision \d+/);
     assert.match(refusal.text, /"code":"STALE_REVISION"/);
     assert.match(refusal.text, /"isError":true/);
     assert.deepEqual(hashAt.get(main[1]), hashAt.get(main[0]), 'the refused publish left the store as it was');
 
-    const retried = resultOf(main[2]);
+    const retried = resultOf(main[2], TOOL);
     assert.equal(retried.isError, false, retried.text);
     assert.equal(receiptIn(retried.text)?.revision, first.revision + 2);
     const p = pointer();
     assert.equal(p.pointer_text, PTR2);
     assert.equal(p.status, 'CLEAN');
     assert.equal(p.revision, first.revision + 2);
-    assert.equal(publishes(user, id).length, before + 1, 'only the retry published');
+    assert.equal(publishes(user, id).length, earlier + 1, 'only the retry published');
   });
 });

@@ -3,15 +3,19 @@
 // newest pointer block the hooks showed it, or with stale ones when told; after a refusal
 // it retries once with the current values the refusal names (what the tool's description
 // and the refusal's text tell a model to do); then it answers with one line saying how
-// the tool answered. And a watch on the store: its hash as each request arrived, so a test can
-// say the store did not change between a tool call and the result the agent sent back.
+// the tool answered. And what the MCP tests read back: a watch on the store (every file's
+// digest as each request arrived, so a test can say nothing changed between a tool call and
+// the result the agent sent back), the tool result a request carries, the publishes in the
+// log. Reads only; the store is never written here.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join, relative } from 'node:path';
-import type { RecordedRequest, Reply, Script } from './model-server.ts';
+import assert from 'node:assert/strict';
+import type { User } from './agents.ts';
+import type { RecordedRequest, Reply, Script, ToolResult } from './model-server.ts';
 import { toolResults } from './model-server.ts';
 import { newestPointerBlock, publishRequest } from './pointer-agent.ts';
-import { isSummaryRequest } from './scenario.ts';
+import { events, isSummaryRequest, ofType } from './scenario.ts';
 
 export interface McpPlan {
   /** The pointer text to publish this run; undefined → answer without calling a tool. */
@@ -106,4 +110,16 @@ export function watchingStore(script: Script, hash: () => Record<string, string>
       return script(r);
     },
   };
+}
+
+/** The one result of `tool` a request carries (fails the test when there is not exactly one). */
+export function resultOf(r: RecordedRequest, tool: string): ToolResult {
+  const out = toolResults(r).filter((t) => t.name === tool);
+  assert.equal(out.length, 1, `expected one ${tool} result, got ${JSON.stringify(toolResults(r))}`);
+  return out[0];
+}
+
+/** The pointer.published events of publish requests (a prompt marking the pointer DIRTY is one too, with source hook:prompt). */
+export function publishes(user: User, id: string): any[] {
+  return ofType(events(user, id), 'pointer.published').filter((e) => e.payload.source === 'publish');
 }
