@@ -31,7 +31,12 @@ export interface RecordedRequest {
   lastIsToolResult: boolean;
 }
 
-export type Reply = { text: string } | { shell: string; text?: string } | { hang: true };
+/**
+ * `shell`: a call of the agent's own shell tool with that command; `tool`: a call of the tool
+ * named so (as the agent lists it, e.g. Claude Code's `mcp__baton__pointer_publish`) with
+ * `input` as its arguments.
+ */
+export type Reply = { text: string } | { shell: string; text?: string } | { tool: string; input: Record<string, unknown>; text?: string } | { hang: true };
 
 /** Decides the reply to one request; `undefined` → the default (a short plain text). */
 export type Script = (req: RecordedRequest) => Reply | undefined;
@@ -127,14 +132,15 @@ function chatReply(res: ServerResponse, req: RecordedRequest, reply: Answer): vo
   const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
   const model = typeof req.body?.model === 'string' ? req.body.model : 'stand-in';
   const created = Math.floor(Date.now() / 1000);
-  const text = reply.text || ('shell' in reply ? '' : 'ok');
+  const text = reply.text || ('shell' in reply || 'tool' in reply ? '' : 'ok');
   const tool = chatShellTool(req);
   // Droid's Execute refuses a call without its summary and risk fields.
   const args = (command: string) =>
     tool === 'Execute'
       ? { command, summary: 'Publish the task pointer', riskLevelReason: 'It writes one record into the baton store.', riskLevel: 'low' }
       : { command, description: 'publish the task pointer' };
-  const calls = 'shell' in reply ? [{ index: 0, id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: tool, arguments: JSON.stringify(args(reply.shell)) } }] : undefined;
+  const call = 'shell' in reply ? { name: tool, arguments: JSON.stringify(args(reply.shell)) } : 'tool' in reply ? { name: reply.tool, arguments: JSON.stringify(reply.input) } : undefined;
+  const calls = call ? [{ index: 0, id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: call }] : undefined;
   const finish = calls ? 'tool_calls' : 'stop';
   const usage = { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 };
   if (!req.stream) {
@@ -174,8 +180,9 @@ function anthropicReply(res: ServerResponse, req: RecordedRequest, reply: Answer
   if ('shell' in reply) {
     blocks.push({ type: 'tool_use', id: `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: 'Bash', input: { command: reply.shell, description: 'Run a shell command' } });
   }
+  if ('tool' in reply) blocks.push({ type: 'tool_use', id: `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: reply.tool, input: reply.input });
   if (blocks.length === 0) blocks.push({ type: 'text', text: 'ok' });
-  const stopReason = 'shell' in reply ? 'tool_use' : 'end_turn';
+  const stopReason = 'shell' in reply || 'tool' in reply ? 'tool_use' : 'end_turn';
   if (!req.stream) {
     json(res, 200, { id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage });
     return;
@@ -203,6 +210,7 @@ function geminiReply(res: ServerResponse, req: RecordedRequest, reply: Answer): 
   const parts: any[] = [];
   if (reply.text) parts.push({ text: reply.text });
   if ('shell' in reply) parts.push({ functionCall: { name: 'run_shell_command', args: { command: reply.shell, description: 'Run a shell command' } } });
+  if ('tool' in reply) parts.push({ functionCall: { name: reply.tool, args: reply.input } });
   if (parts.length === 0) parts.push({ text: 'ok' });
   const body = {
     candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
@@ -220,6 +228,7 @@ function openaiReply(res: ServerResponse, req: RecordedRequest, reply: Answer): 
   const items: any[] = [];
   if (reply.text) items.push({ type: 'message', id: `msg_${randomUUID().replace(/-/g, '')}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] });
   if ('shell' in reply) items.push({ type: 'function_call', id: `fc_${randomUUID().replace(/-/g, '')}`, call_id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: 'exec_command', arguments: JSON.stringify({ cmd: reply.shell }), status: 'completed' });
+  if ('tool' in reply) items.push({ type: 'function_call', id: `fc_${randomUUID().replace(/-/g, '')}`, call_id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: reply.tool, arguments: JSON.stringify(reply.input), status: 'completed' });
   if (items.length === 0) items.push({ type: 'message', id: `msg_${randomUUID().replace(/-/g, '')}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok', annotations: [] }] });
   const model = typeof req.body?.model === 'string' ? req.body.model : 'gpt-5';
   const base = { id, object: 'response', model, created_at: Math.floor(Date.now() / 1000) };
@@ -339,4 +348,51 @@ export class ModelServer {
       json(res, 404, { error: { message: `stand-in model server: nothing at ${rec.method} ${rec.url}` } });
     }
   }
+}
+
+export interface ToolResult {
+  /** The tool's name as the agent called it (found through the call's id where the API carries only that). */
+  name: string | undefined;
+  /** The agent marked the result an error (Anthropic `is_error`, Gemini `response.error`); Chat Completions and Responses carry no such flag. */
+  isError: boolean | undefined;
+  /** What the model reads of it. */
+  text: string;
+}
+
+/** The tool results of a request's latest turn, whichever API carried them. */
+export function toolResults(req: RecordedRequest): ToolResult[] {
+  const body = req.body;
+  if (req.api === 'anthropic') {
+    const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
+    const last = msgs.at(-1);
+    if (last?.role !== 'user' || !Array.isArray(last.content)) return [];
+    const calls = new Map<string, string>();
+    for (const m of msgs) for (const b of Array.isArray(m?.content) ? m.content : []) if (b?.type === 'tool_use') calls.set(b.id, b.name);
+    return last.content.filter((b: any) => b?.type === 'tool_result').map((b: any) => ({ name: calls.get(b.tool_use_id), isError: b.is_error === true, text: turnText([b]) }));
+  }
+  if (req.api === 'gemini') {
+    const last = (Array.isArray(body?.contents) ? body.contents : []).at(-1);
+    const parts: any[] = last?.role === 'user' && Array.isArray(last.parts) ? last.parts : [];
+    return parts
+      .filter((p) => p?.functionResponse)
+      .map((p) => {
+        const r = p.functionResponse.response ?? {};
+        const isError = r.error !== undefined;
+        const out = isError ? r.error : r.output;
+        return { name: p.functionResponse.name, isError, text: typeof out === 'string' ? out : JSON.stringify(r) };
+      });
+  }
+  if (req.api === 'chat') {
+    const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
+    const turn = msgs.slice(msgs.map((m: any) => m?.role).lastIndexOf('assistant'));
+    const calls = new Map<string, string>((turn[0]?.tool_calls ?? []).map((c: any) => [c.id, c.function?.name]));
+    return turn.filter((m) => m?.role === 'tool').map((m) => ({ name: calls.get(m.tool_call_id), isError: undefined, text: collectText(m.content ?? [], []).filter((t) => t !== 'text').join('\n') }));
+  }
+  if (req.api === 'openai') {
+    const input: any[] = Array.isArray(body?.input) ? body.input : [];
+    const calls = new Map<string, string>(input.filter((i) => i?.type === 'function_call').map((i) => [i.call_id, i.name]));
+    const tail = input.slice(input.map((i) => i?.type === 'function_call_output').lastIndexOf(false) + 1);
+    return tail.map((i) => ({ name: calls.get(i.call_id), isError: undefined, text: typeof i.output === 'string' ? i.output : JSON.stringify(i.output) }));
+  }
+  return [];
 }
