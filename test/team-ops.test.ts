@@ -79,7 +79,7 @@ test('session resume takes a shared session (never steals); session release push
   allAccounted([a, b], id, acked);
 });
 
-test('session release with the database down is refused (TM002) before the lease moves; a rerun finishes it', () => {
+test('session release with the database down is refused (TM002) before the lease moves; it succeeds once the database is back', () => {
   const {
     machines: [a, b],
   } = team(pg, 'a', 'b');
@@ -193,6 +193,8 @@ test('team resolve re-appends a fork as notes by the new owner and moves the fil
   b.ok(['session', 'resume', id]);
   acked.push(note(b, id, 'b after the steal'));
   b.ok(['sync']);
+  // a still believes it owns the session: its release is refused before its lease moves.
+  assert.equal(refused(a, ['session', 'release', id], 'WS105').owner, 'b');
   assert.equal(a.ok(['sync']).pulled[0].conflict.events, 3);
   // Refusals on a, each leaving the disk unchanged: not the owner, then (once owner) bad arguments.
   const notOwner = refused(a, ['team', 'resolve', id, '--all'], 'WS105');

@@ -283,6 +283,17 @@ export async function takeForResume(g: GlobalOptions, id: string): Promise<{ epo
  */
 export async function releaseForSession<T>(g: GlobalOptions, id: string, releaseLease: () => T): Promise<{ lease: T; pushed: number }> {
   return withTeam(g, async (t) => {
+    // Still the owner at the epoch this machine knows? (Stolen while offline: refused before the lease moves.)
+    const [row] = await t.sql`select owner, epoch, since from baton.sessions where id = ${id}`;
+    if (!row) fail('TM003', `session ${id} is not shared`, { session: id });
+    if (row.owner !== t.cfg.machine || Number(row.epoch) !== readMarker(t.store.dir(id))?.epoch) {
+      const since = new Date(row.since).toISOString();
+      fail('WS105', `session ${id} owned by ${row.owner ?? 'nobody'} since ${since}: this machine lost ownership; its next sync keeps what it wrote since in conflicts/`, {
+        session: id,
+        owner: row.owner,
+        since,
+      });
+    }
     const lease = releaseLease();
     const r = await release(t, id);
     return { lease, pushed: r.pushed };
@@ -324,7 +335,7 @@ async function status(g: GlobalOptions): Promise<CommandResult> {
 }
 
 function conflictLines(c: ReturnType<typeof conflictFiles>): string[] {
-  return c.map((x) => `conflict: ${x.events} event(s) of ${x.session} kept in ${x.file} (written after this machine lost ownership)`);
+  return c.map((x) => `conflict: ${x.events} event(s) of ${x.session} kept in ${x.file} (written after this machine lost ownership; once it owns the session again: baton team resolve ${x.session} --all)`);
 }
 
 
