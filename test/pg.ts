@@ -40,6 +40,8 @@ export interface PgCluster {
   start(): void;
   /** Runs SQL with psql as the superuser (tests tamper with rows through it). */
   psql(sql: string, db?: string): string;
+  /** Makes `role` authenticate with its password (scram-sha-256) over TCP; every other role keeps trust. */
+  requirePassword(role: string): void;
   destroy(): void;
 }
 
@@ -72,6 +74,19 @@ export async function startPg(): Promise<PgCluster> {
     },
     psql(sql: string, db = 'postgres') {
       return run([join(bin, 'psql'), '-h', dir, '-p', String(port), '-U', 'postgres', '-d', db, '-v', 'ON_ERROR_STOP=1', '-At', '-c', sql], 'psql');
+    },
+    requirePassword(role: string) {
+      const hba = join(data, 'pg_hba.conf');
+      fs.writeFileSync(hba, `host all ${role} 127.0.0.1/32 scram-sha-256\n${fs.readFileSync(hba, 'utf8')}`);
+      run(asPostgres(join(bin, 'pg_ctl'), ['-D', data, 'reload']), 'pg_ctl reload');
+      // The reload is a signal: wait (bounded) until a connection without a password is refused.
+      const env = { ...process.env, PGPASSFILE: '/dev/null', PGPASSWORD: '' };
+      for (let i = 0; i < 100; i++) {
+        const r = spawnSync(join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', role, '-d', 'postgres', '-w', '-At', '-c', 'select 1'], { encoding: 'utf8', env });
+        if (r.status !== 0) return;
+        execFileSync('sleep', ['0.1']);
+      }
+      throw new Error(`pg_hba.conf reload: ${role} still connects without a password`);
     },
     destroy() {
       try {

@@ -145,6 +145,24 @@ test('a corrupt log is shown as a banner, not hidden', { skip }, async () => {
   await page.getByRole('alert').filter({ hasText: /Corrupt log/ }).waitFor();
 });
 
+test('a team conflict file is shown as a banner with its file, machine, epoch and event count', { skip }, async () => {
+  const f = cli(['session', 'new', 'Forked while offline']).id;
+  cli(['session', 'append', f, '--text', 'kept aside on the laptop']);
+  cli(['session', 'release', f]);
+  // What a former owner's sync leaves (docs/team.md): its events after losing ownership, exact lines.
+  const dir = join(home, 'sessions', f);
+  const lines = fs.readFileSync(join(dir, 'events.jsonl'), 'utf8').trimEnd().split('\n');
+  fs.mkdirSync(join(dir, 'conflicts'), { mode: 0o700 });
+  fs.writeFileSync(join(dir, 'conflicts', '3-laptop.jsonl'), `${lines.slice(-2).join('\n')}\n`, { mode: 0o600 });
+  await page.goto(`${server.url}?s=${f}`);
+  const banner = page.getByTestId('team-conflicts');
+  await banner.getByText('conflicts/3-laptop.jsonl').waitFor();
+  assert.match((await banner.textContent()) ?? '', /Team conflict.*conflicts\/3-laptop\.jsonl: 2 event\(s\) from laptop at epoch 3.*baton team resolve /s);
+  assert.equal(await banner.getAttribute('role'), 'alert');
+  await page.screenshot({ path: join(SHOTS, 'team-conflict.png') });
+  await axe(page, 'a session with a team conflict');
+});
+
 test('a CLI append appears live; resume + append from the page is in the session log', { skip }, async () => {
   await page.goto(`${server.url}?s=${a}`);
   await page.getByRole('heading', { name: 'Fix the flaky parser' }).waitFor();

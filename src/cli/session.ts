@@ -16,6 +16,8 @@ import { indexConflictFor, listCommand as listSessionsCommand } from './session-
 import { parseCount, parseDurationFlag, parseSessionIdFlag } from './args.ts';
 import { type CommandResult, type GlobalOptions, collect, color, envelope, openStore, relativeTime, run, warn } from './output.ts';
 import { progress } from './progress.ts';
+import { loadTeam } from './team.ts';
+import { checkOwnership, readMarker } from '../store/replica.ts';
 import { join } from 'node:path';
 
 /** How far the projections were behind the log when read (WS202), or null when fresh. */
@@ -51,6 +53,17 @@ function eventSummary(ev: StoredEvent): string {
 
 function eventLine(ev: StoredEvent): string {
   return `${String(ev.seq).padStart(5)}  ${ev.ts}  ${ev.type.padEnd(18)}  ${ev.surface.padEnd(12)}  ${eventSummary(ev)}`;
+}
+
+/**
+ * Whether a session is shared in team mode, from its marker (sessions/<id>/team.json) and the
+ * home's team.json: 'owner' (owned here), 'replica' (owned elsewhere or released), or null.
+ * Two stats: the team bundle (and `postgres`) is loaded only when this says team.
+ */
+function teamMode(store: FsStore, id: string): 'owner' | 'replica' | null {
+  const m = readMarker(store.dir(id));
+  if (!m || !fs.existsSync(join(store.home, 'team.json'))) return null;
+  return m.owner === m.machine ? 'owner' : 'replica';
 }
 
 export function registerSessionCommands(program: Command, globals: () => GlobalOptions): void {
@@ -151,22 +164,28 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
 
   session
     .command('resume')
-    .description('take the lease, record the resume, print the context')
+    .description('take the lease, record the resume, print the context (team mode, on a shared session another machine owned: take it first, never stolen)')
     .argument('<id>', 'session id or unambiguous prefix')
     .option('--steal', 'take an expired lease held by another surface')
     .option('--lease <duration>', 'lease length', '10m')
     .option('--workspace <dir>', 'work in another directory for this resume (recorded, origin unchanged)')
     .action((idArg: string, o) =>
-      run(globals(), () => {
+      run(globals(), async () => {
         const g = globals();
         const leaseMs = parseDurationFlag(o.lease, '--lease');
         const store = openStore(g);
         const id = store.resolve(idArg);
         const workspace = o.workspace ? existingDir(o.workspace, 'USAGE', (abs) => `--workspace ${abs} does not exist or is not a directory`) : undefined;
+        // Team mode (docs/team.md): a shared session another machine owned is taken first (never stolen).
+        let team: { epoch: number; previous_owner: string | null; pulled: number } | undefined;
+        if (teamMode(store, id) === 'replica') {
+          if (store.view(id).view.archived) fail('WS002', `session ${id} is archived: it is read-only`, { session: id });
+          team = await loadTeam().takeForResume(g, id);
+        }
         const r = resumeSession(store, id, cliWriter(), { leaseMs, steal: !!o.steal, workspace });
         return {
-          json: { ok: true, ...r },
-          text: r.context,
+          json: { ok: true, ...r, ...(team ? { team } : {}) },
+          text: team ? `took ${id} from ${team.previous_owner ?? 'nobody'} (epoch ${team.epoch}, pulled ${team.pulled} event(s))\n${r.context}` : r.context,
         };
       }),
     );
@@ -188,12 +207,29 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
 
   session
     .command('release')
-    .description('release the lease')
+    .description('release the lease (team mode, on a shared session owned here: then push everything and give up ownership)')
     .argument('<id>')
     .action((idArg: string) =>
-      run(globals(), () => {
+      run(globals(), async () => {
         const store = openStore(globals());
         const id = store.resolve(idArg);
+        const mode = teamMode(store, id);
+        // A replica holds no lease and no ownership to give up: the owner is named (WS105).
+        if (mode === 'replica') checkOwnership(store.dir(id), id);
+        if (mode === 'owner') {
+          // Team mode: the lease, then ownership (everything pushed first, in the same transaction).
+          const r = await loadTeam().releaseForSession(globals(), id, () => {
+            try {
+              return releaseSession(store, id, cliWriter());
+            } catch (e) {
+              // No lease left (a release interrupted after it): only ownership is still to give up.
+              if ((e as { code?: string }).code === 'WS100') return null;
+              throw e;
+            }
+          });
+          const seq = r.lease?.seq ?? store.view(id).scan.lastSeq;
+          return { json: { ok: true, id, seq, team: { released: true, pushed: r.pushed } }, text: `released ${id} and its ownership (pushed ${r.pushed} event(s)): any machine may take it` };
+        }
         const r = releaseSession(store, id, cliWriter());
         return { json: { ok: true, ...r }, text: `released ${id}` };
       }),

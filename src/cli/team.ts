@@ -1,10 +1,35 @@
 // `baton team ...` and `baton sync`: the command wiring only. The work lives in dist/team.cjs
 // (src/team), required when one of these runs, so `postgres` is loaded by nothing else.
 import type { Command } from 'commander';
+import { BatonError } from '../core/errors.ts';
 import type { GlobalOptions } from './output.ts';
 
-type TeamEntry = { teamCommand(name: string, g: GlobalOptions, args: string[], opts: Record<string, unknown>): Promise<void> };
+type TeamEntry = {
+  teamCommand(name: string, g: GlobalOptions, args: string[], opts: Record<string, unknown>): Promise<void>;
+  takeForResume(g: GlobalOptions, id: string): Promise<{ epoch: number; previous_owner: string | null; pulled: number }>;
+  releaseForSession<T>(g: GlobalOptions, id: string, releaseLease: () => T): Promise<{ lease: T; pushed: number }>;
+};
 const load = (): TeamEntry => require('./team.cjs') as TeamEntry;
+
+/** A refusal thrown inside dist/team.cjs is its bundle's own BatonError class: made this bundle's, so the CLI reports its code. */
+async function ownError<T>(p: () => Promise<T>): Promise<T> {
+  try {
+    return await p();
+  } catch (e) {
+    const x = e as { name?: string; code?: string; message?: string; details?: Record<string, unknown> };
+    if (!(e instanceof BatonError) && x?.name === 'BatonError' && typeof x.code === 'string') throw new BatonError(x.code, String(x.message), x.details ?? {});
+    throw e;
+  }
+}
+
+/** dist/team.cjs (with `postgres`), loaded only when a team command runs or a shared session is resumed or released. */
+export function loadTeam(): Pick<TeamEntry, 'takeForResume' | 'releaseForSession'> {
+  const t = load();
+  return {
+    takeForResume: (g, id) => ownError(() => t.takeForResume(g, id)),
+    releaseForSession: (g, id, releaseLease) => ownError(() => t.releaseForSession(g, id, releaseLease)),
+  };
+}
 
 export function registerTeamCommands(program: Command, globals: () => GlobalOptions): void {
   const team = program.command('team').description('share sessions across machines through PostgreSQL (docs/team.md)');
@@ -18,10 +43,27 @@ export function registerTeamCommands(program: Command, globals: () => GlobalOpti
   team.command('leave').description('forget the team connection (shared sessions stay as they are)').action(act('leave'));
   team.command('status').description('connection, machines, lag per shared session, conflicts').action(act('status'));
   team.command('list').description("the team's shared sessions (from PostgreSQL)").action(act('list'));
-  team.command('share').description('share a session with the team, owned by this machine').argument('<id>', 'session id (or unambiguous prefix)').action(act('share'));
-  team.command('unshare').description("delete the team's copy of a session this machine owns").argument('<id>', 'session id (or unambiguous prefix)').action(act('unshare'));
+  team
+    .command('share')
+    .description('share a session with the team, owned by this machine; --project: every session of a project, now and created later (shared at the next sync)')
+    .argument('[id]', 'session id (or unambiguous prefix)')
+    .option('--project <path>', "share every session whose workspace is in this folder, and record the rule in <home>/team.json")
+    .action(act('share'));
+  team
+    .command('unshare')
+    .description("delete the team's copy of a session this machine owns; --project: forget the project's rule (its shared sessions stay shared)")
+    .argument('[id]', 'session id (or unambiguous prefix)')
+    .option('--project <path>', 'stop sharing new sessions of this folder')
+    .action(act('unshare'));
   team.command('take').description('take ownership of a shared session (pulls everything first)').argument('<id>', 'session id (or unambiguous prefix)').option('--steal', 'take it from an owner that is unreachable').action(act('take'));
   team.command('release').description('push everything, then give up ownership so another machine can take it').argument('<id>', 'session id (or unambiguous prefix)').action(act('release'));
+  team
+    .command('resolve')
+    .description("re-append a conflict file's events as notes by this owner (needs the lease), then move the file to conflicts/resolved/")
+    .argument('<id>', 'session id (or unambiguous prefix)')
+    .option('--conflict <file>', 'the conflict file (its name, as team status and the web page show it)')
+    .option('--all', "every conflict file of the session")
+    .action(act('resolve'));
   program
     .command('sync')
     .description('push what this machine owns and pull what the team has, once (or --watch)')

@@ -204,7 +204,7 @@ export type Event = (({
   surface: Surface;
   actor: Actor;
   payload: {
-    reason: "released" | "expired" | "stolen";
+    reason: "released" | "expired" | "stolen" | "ownership_moved";
     holder?: Holder;
   };
   h: ChainHash;
@@ -493,6 +493,14 @@ export type Thread = {
     detected_at: string;
     detail: string;
   }) | null;
+  /** team mode: a former owner's events kept after it lost ownership (docs/team.md), until `baton team resolve` re-appends them */
+  teamConflicts: ({
+    /** relative to the session folder: conflicts/<epoch>-<machine>.jsonl */
+    file: string;
+    epoch: number;
+    machine: string;
+    events: number;
+  })[];
 };
 
 export type ThreadSummary = {

@@ -10,6 +10,7 @@ import { loadEpisodes, type OpenEpisode } from '../hooks/episodes.ts';
 import { isValid } from '../store/lease.ts';
 import { pointerSummary, readManifest, type Manifest } from '../store/projections.ts';
 import { refsNow } from '../store/refs.ts';
+import { type ConflictEntry, conflictEntries } from '../store/replica.ts';
 import type { FsStore } from '../store/store.ts';
 import type { LockFile } from '../store/lease.ts';
 import { nowJson } from './refs.ts';
@@ -22,6 +23,8 @@ export interface ThreadView {
   openEpisodes: OpenEpisode[];
   refs: Record<string, unknown>[];
   workspaceOverride: string | null;
+  /** Team mode: unresolved forks in conflicts/ (docs/team.md). */
+  teamConflicts: ConflictEntry[];
 }
 
 export function describeThread(store: FsStore, id: string, workspaceOverride: string | null = null): ThreadView {
@@ -38,6 +41,7 @@ export function describeThread(store: FsStore, id: string, workspaceOverride: st
     openEpisodes: loadEpisodes(dir).open,
     refs: refsNow(store, id, now).map(nowJson),
     workspaceOverride,
+    teamConflicts: conflictEntries(dir),
   };
 }
 

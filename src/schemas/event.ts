@@ -99,7 +99,8 @@ export const EventPayloads = {
   'lock.acquired': z.strictObject({ holder: Holder, lease_until: IsoMillis }),
   'lock.renewed': z.strictObject({ lease_until: IsoMillis }),
   'lock.released': z.strictObject({
-    reason: z.enum(['released', 'expired', 'stolen']),
+    /** ownership_moved: team mode, another machine took the shared session (docs/team.md). */
+    reason: z.enum(['released', 'expired', 'stolen', 'ownership_moved']),
     /** The previous holder, recorded when a lease is stolen. */
     holder: Holder.optional(),
   }),

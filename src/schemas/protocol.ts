@@ -110,6 +110,16 @@ const Thread = z.object({
   /** thread/read only: the index's view of the log (a corrupt line, a projection_conflict), for the web page's banners. */
   corrupt: ThreadSummary.shape.corrupt.optional(),
   conflict: ThreadSummary.shape.conflict.optional(),
+  teamConflicts: z
+    .array(
+      z.object({
+        file: z.string().meta({ description: 'relative to the session folder: conflicts/<epoch>-<machine>.jsonl' }),
+        epoch: z.int(),
+        machine: z.string(),
+        events: z.int(),
+      }),
+    )
+    .meta({ description: "team mode: a former owner's events kept after it lost ownership (docs/team.md), until `baton team resolve` re-appends them" }),
 }).meta({ id: 'Thread' });
 
 const ReplayPage = z.object({

@@ -58,6 +58,29 @@ export function checkOwnership(dir: string, id: string): void {
   });
 }
 
+/**
+ * A conflict file's name: `<epoch>-<machine>.jsonl`, `~N` before `.jsonl` when a fork of the
+ * same epoch and machine was set aside before (`~` is not allowed in a machine name).
+ */
+export const CONFLICT_NAME = /^(\d+)-([A-Za-z0-9][A-Za-z0-9._-]*?)(?:~(\d+))?\.jsonl$/;
+
+export interface ConflictEntry {
+  /** Relative to the session folder: `conflicts/<name>`. */
+  file: string;
+  epoch: number;
+  machine: string;
+  events: number;
+}
+
+/** The session's unresolved conflicts, for the session view (thread/read, the web page's banner). */
+export function conflictEntries(dir: string): ConflictEntry[] {
+  return conflictsOf(dir).flatMap((c) => {
+    const name = c.file.slice(c.file.lastIndexOf('/') + 1);
+    const m = CONFLICT_NAME.exec(name);
+    return m ? [{ file: `conflicts/${name}`, epoch: Number(m[1]), machine: m[2], events: c.events }] : [];
+  });
+}
+
 /** The forks kept in a session's conflicts/ (a former owner's events, team.md): file and event count. */
 export function conflictsOf(dir: string): { file: string; events: number }[] {
   let names: string[];

@@ -6,11 +6,14 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { FILE_MODE, writeFileAtomic } from '../store/fsutil.ts';
+import type { ProjectRule } from './projects.ts';
 
 export interface TeamConfig {
   url: string;
   machine: string;
   joined_at: string;
+  /** `team share --project` rules (projects.ts). */
+  projects?: ProjectRule[];
 }
 
 export const MACHINE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

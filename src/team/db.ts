@@ -5,6 +5,7 @@
 import postgres from 'postgres';
 import { BatonError } from '../core/errors.ts';
 import m0001 from './migrations/0001_schema.sql';
+import { pgpassFor } from './pgpass.ts';
 
 export type Sql = postgres.Sql;
 export type TransactionSql = postgres.TransactionSql;
@@ -29,8 +30,28 @@ export function maskUrl(url: string): string {
   }
 }
 
+let pgpassWarned = false;
+
+/** The password from ~/.pgpass (or PGPASSFILE) when neither the URL nor PGPASSWORD gives one: the client does not read the file itself. */
+function passwordFromFile(url: string): string | undefined {
+  if (process.env.PGPASSWORD) return undefined;
+  try {
+    if (new URL(url).password) return undefined;
+  } catch {
+    return undefined;
+  }
+  const found = pgpassFor(url);
+  if (found.password === null && 'ignored' in found && found.ignored && !pgpassWarned) {
+    pgpassWarned = true;
+    process.stderr.write(`baton: warning: ${found.ignored}: not read\n`);
+  }
+  return found.password ?? undefined;
+}
+
 export function connect(url: string, opts: { max?: number; onClose?: () => void } = {}): Sql {
+  const password = passwordFromFile(url);
   return postgres(url, {
+    ...(password !== undefined ? { password } : {}),
     max: opts.max ?? 1,
     connect_timeout: 5,
     idle_timeout: 0,
@@ -49,7 +70,7 @@ export function unreachable(url: string, e: unknown): BatonError {
 /** True for errors that mean "the database is not there right now" (retry later), not a refusal. */
 export function isConnectionError(e: unknown): boolean {
   const code = (e as { code?: string })?.code ?? '';
-  return /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|EPIPE|CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|57P01|57P02|57P03|08\w+)$/.test(code) || (e as Error)?.message?.includes('ECONNREFUSED') === true;
+  return /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|EPIPE|CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|57P01|57P02|57P03|08\w+|28\w+)$/.test(code) || (e as Error)?.message?.includes('ECONNREFUSED') === true;
 }
 
 /** Applies the migrations not yet applied, in one transaction under an advisory lock. Returns the version. */

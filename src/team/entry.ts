@@ -6,10 +6,12 @@ import { isoMillis } from '../core/time.ts';
 import { type CommandResult, type GlobalOptions, envelope, openStore, relativeTime, reportError, run, table } from '../cli/output.ts';
 import { claimHome } from '../store/home.ts';
 import { readMarker } from '../store/replica.ts';
-import type { FsStore } from '../store/store.ts';
+import { type FsStore, cliWriter } from '../store/store.ts';
 import { type TeamConfig, checkMachineName, checkUrl, readConfig, removeConfig, requireConfig, writeConfig } from './config.ts';
 import { CHANNEL, connect, isConnectionError, maskUrl, migrate, unreachable } from './db.ts';
+import { addRule, projectPath, removeRule, unsharedSessionsOf } from './projects.ts';
 import { type SyncReport, type Team, conflictFiles, release, sessionRows, share, syncOnce, take, unshare } from './replicate.ts';
+import { pickConflicts, resolveConflicts } from './resolve.ts';
 
 /** Connects, migrates and records this machine as seen; TM002 when the database cannot be reached. */
 async function openTeam(store: FsStore, cfg: TeamConfig): Promise<Team> {
@@ -40,6 +42,7 @@ async function withTeam<T>(g: GlobalOptions, body: (t: Team) => Promise<T>): Pro
 
 function syncText(r: SyncReport): string[] {
   const out: string[] = [];
+  for (const id of r.shared) out.push(`shared ${id} (its project is shared)`);
   for (const p of r.pushed) out.push(`pushed ${p.pushed} event(s) of ${p.session} (team at seq ${p.last_seq})`);
   for (const p of r.pulled) {
     out.push(`pulled ${p.pulled} event(s) of ${p.session} (local at seq ${p.last_seq})`);
@@ -91,9 +94,13 @@ async function watch(g: GlobalOptions, intervalMs: number): Promise<void> {
   let backoff = 250;
   const sizes = new Map<string, number>();
   // The owned sessions' logs, by size: a change means something to push.
+  let known = -1;
   const localChanged = (): boolean => {
-    let changed = false;
-    for (const id of store.ids()) {
+    const ids = store.ids();
+    // A new session may be due to a project rule (team share --project).
+    let changed = ids.length !== known;
+    known = ids.length;
+    for (const id of ids) {
       const m = readMarker(store.dir(id));
       if (!m || m.owner !== m.machine) continue;
       const size = fs.statSync(`${store.dir(id)}/events.jsonl`, { throwIfNoEntry: false })?.size ?? 0;
@@ -119,7 +126,7 @@ async function watch(g: GlobalOptions, intervalMs: number): Promise<void> {
           dirty = false;
           lastFull = now;
           const r = await syncOnce(t);
-          if (r.pushed.length || r.pulled.length || r.refused.length || r.unshared.length) {
+          if (r.shared.length || r.pushed.length || r.pulled.length || r.refused.length || r.unshared.length) {
             say(JSON.stringify({ event: 'synced', ...r }));
             if (!g.json && !g.quiet) process.stdout.write(`${syncText(r).join('\n')}\n`);
             for (const x of r.refused) process.stderr.write(`baton: ${x.code} ${x.message}\n`);
@@ -190,11 +197,56 @@ export async function teamCommand(name: string, g: GlobalOptions, args: string[]
         });
       case 'share':
       case 'unshare':
+        if (opts.project !== undefined) return projectCommand(g, name, args, opts.project as string);
+        return sessionCommand(g, name, args, opts);
       case 'take':
-      case 'release': {
+      case 'release':
+        return sessionCommand(g, name, args, opts);
+      case 'resolve': {
         const store = openStore(g);
         const id = store.resolve(args[0]);
-        return withTeam(g, async (t) => {
+        const names = pickConflicts(store, id, { conflict: opts.conflict as string | undefined, all: !!opts.all });
+        const r = resolveConflicts(store, id, cliWriter(), names);
+        const text = r.resolved.map(
+          (x) => `resolved ${x.file}: ${x.appended} note(s) appended${x.already ? ` (${x.already} already there)` : ''}${x.skipped ? `, ${x.skipped} lease event(s) not re-appended` : ''}; kept in ${x.moved_to}`,
+        );
+        return { json: { ok: true, ...r }, text: [...text, 'the next sync pushes them'] };
+      }
+      case 'sync':
+        return withTeam(g, async (t) => syncResult(await syncOnce(t)));
+      default:
+        fail('USAGE', `unknown team command ${name}`);
+    }
+  });
+}
+
+/** `team share|unshare --project PATH`: records or forgets the rule; share also shares the project's sessions now. */
+async function projectCommand(g: GlobalOptions, name: string, args: string[], path: string): Promise<CommandResult> {
+  if (args.length) fail('USAGE', `give a session ID or --project PATH, not both`);
+  const root = projectPath(path);
+  const store = openStore(g);
+  const cfg = requireConfig(store.home);
+  if (name === 'unshare') {
+    const removed = removeRule(store.home, cfg, root);
+    return {
+      json: { ok: true, project: root, removed },
+      text: removed ? `new sessions of ${root} are no longer shared; the ones already shared stay shared (baton team unshare ID for each)` : `no share rule for ${root}: nothing changed`,
+    };
+  }
+  return withTeam(g, async (t) => {
+    addRule(store.home, cfg, root, new Date());
+    const shared: { session: string; epoch: number; pushed: number }[] = [];
+    for (const id of unsharedSessionsOf(store, root)) shared.push(await share(t, id));
+    const text = [...shared.map((r) => `shared ${r.session}; pushed ${r.pushed} event(s)`), `sessions created in ${root} from now on are shared at the next sync`];
+    return { json: { ok: true, project: root, shared }, text };
+  });
+}
+
+async function sessionCommand(g: GlobalOptions, name: string, args: string[], opts: Record<string, unknown>): Promise<CommandResult> {
+  if (args[0] === undefined) fail('USAGE', `team ${name} needs a session ID${name === 'share' || name === 'unshare' ? ' or --project PATH' : ''}`);
+  const store = openStore(g);
+  const id = store.resolve(args[0]);
+  return withTeam(g, async (t) => {
           if (name === 'share') {
             const r = await share(t, id);
             return { json: { ok: true, ...r }, text: `shared ${id} (owned here, epoch ${r.epoch}); pushed ${r.pushed} event(s)` };
@@ -209,13 +261,42 @@ export async function teamCommand(name: string, g: GlobalOptions, args: string[]
           }
           const r = await take(t, id, !!opts.steal);
           return { json: { ok: true, ...r }, text: `took ${id} (epoch ${r.epoch}, from ${r.previous_owner ?? 'nobody'}); pulled ${r.pulled} event(s)` };
-        });
-      }
-      case 'sync':
-        return withTeam(g, async (t) => syncResult(await syncOnce(t)));
-      default:
-        fail('USAGE', `unknown team command ${name}`);
+  });
+}
+
+/**
+ * `session resume` on a shared session another machine owned (dist/cli.cjs calls this
+ * only then): take it without --steal — pull everything, bump the epoch, end the foreign
+ * lease — before the usual resume. WS105 names the owner when it is still owned.
+ */
+export async function takeForResume(g: GlobalOptions, id: string): Promise<{ epoch: number; previous_owner: string | null; pulled: number }> {
+  return withTeam(g, async (t) => {
+    const r = await take(t, id, false);
+    return { epoch: r.epoch, previous_owner: r.previous_owner, pulled: r.pulled };
+  });
+}
+
+/**
+ * `session release` on a shared session this machine owns: connects first (so an unreachable
+ * database refuses before the lease moves), releases the local lease (`releaseLease`), then
+ * pushes everything and gives ownership up in the same transaction.
+ */
+export async function releaseForSession<T>(g: GlobalOptions, id: string, releaseLease: () => T): Promise<{ lease: T; pushed: number }> {
+  return withTeam(g, async (t) => {
+    // Still the owner at the epoch this machine knows? (Stolen while offline: refused before the lease moves.)
+    const [row] = await t.sql`select owner, epoch, since from baton.sessions where id = ${id}`;
+    if (!row) fail('TM003', `session ${id} is not shared`, { session: id });
+    if (row.owner !== t.cfg.machine || Number(row.epoch) !== readMarker(t.store.dir(id))?.epoch) {
+      const since = new Date(row.since).toISOString();
+      fail('WS105', `session ${id} owned by ${row.owner ?? 'nobody'} since ${since}: this machine lost ownership; its next sync keeps what it wrote since in conflicts/`, {
+        session: id,
+        owner: row.owner,
+        since,
+      });
     }
+    const lease = releaseLease();
+    const r = await release(t, id);
+    return { lease, pushed: r.pushed };
   });
 }
 
@@ -254,7 +335,7 @@ async function status(g: GlobalOptions): Promise<CommandResult> {
 }
 
 function conflictLines(c: ReturnType<typeof conflictFiles>): string[] {
-  return c.map((x) => `conflict: ${x.events} event(s) of ${x.session} kept in ${x.file} (written after this machine lost ownership)`);
+  return c.map((x) => `conflict: ${x.events} event(s) of ${x.session} kept in ${x.file} (written after this machine lost ownership; once it owns the session again: baton team resolve ${x.session} --all)`);
 }
 
 

@@ -12,8 +12,9 @@ import { checkLine } from '../core/events.ts';
 import { removeLock } from '../store/lease.ts';
 import { type OwnershipMarker, conflictsOf, readMarker, removeMarker, writeMarker } from '../store/replica.ts';
 import type { FsStore } from '../store/store.ts';
-import type { TeamConfig } from './config.ts';
+import { type TeamConfig, readConfig } from './config.ts';
 import { CHANNEL, type Sql, type TransactionSql } from './db.ts';
+import { dueByRules, exceptFromRules } from './projects.ts';
 
 const BATCH = 1000;
 
@@ -225,16 +226,18 @@ async function commonPrefix(tx: Tx, id: string, localHs: string[], localLast: nu
   return k;
 }
 
-/** conflicts/<epoch>-<machine>.jsonl, or with -2, -3 ... when a fork of that epoch was set aside before. */
+/** conflicts/<epoch>-<machine>.jsonl, or with ~2, ~3 ... when a fork of that epoch was set aside before (resolved ones count too). */
 function conflictName(store: FsStore, id: string, epoch: number, machine: string): string {
   const dir = join(store.dir(id), 'conflicts');
   for (let n = 1; ; n++) {
-    const name = `${epoch}-${machine}${n > 1 ? `-${n}` : ''}.jsonl`;
-    if (!fs.existsSync(join(dir, name))) return name;
+    const name = `${epoch}-${machine}${n > 1 ? `~${n}` : ''}.jsonl`;
+    if (!fs.existsSync(join(dir, name)) && !fs.existsSync(join(dir, 'resolved', name))) return name;
   }
 }
 
 export interface SyncReport {
+  /** Sessions shared by a project rule in this pass (team share --project). */
+  shared: string[];
   pushed: PushResult[];
   pulled: PullResult[];
   unshared: string[];
@@ -243,7 +246,8 @@ export interface SyncReport {
 
 /** One pass: push what this machine owns, pull everything else the team shares. */
 export async function syncOnce(t: Team, only?: Set<string>): Promise<SyncReport> {
-  const report: SyncReport = { pushed: [], pulled: [], unshared: [], refused: [] };
+  const report: SyncReport = { shared: [], pushed: [], pulled: [], unshared: [], refused: [] };
+  await shareByRules(t, report, only);
   const rows = await sessionRows(t.sql);
   const shared = new Set(rows.map((r) => r.id));
   for (const id of t.store.ids()) {
@@ -252,6 +256,7 @@ export async function syncOnce(t: Team, only?: Set<string>): Promise<SyncReport>
     if (m) {
       // Unshared by its owner: the local copy is this machine's own again.
       removeMarker(t.store.dir(id));
+      exceptFromRules(t.store, id);
       report.unshared.push(id);
     }
   }
@@ -272,6 +277,21 @@ export async function syncOnce(t: Team, only?: Set<string>): Promise<SyncReport>
     }
   }
   return report;
+}
+
+/** The project rules' new sessions, shared first (before the team's list is read, so a pass never takes them for unshared). */
+async function shareByRules(t: Team, report: SyncReport, only?: Set<string>): Promise<void> {
+  const cfg = readConfig(t.store.home) ?? t.cfg;
+  for (const id of dueByRules(t.store, cfg)) {
+    if (only && !only.has(id)) continue;
+    try {
+      await share(t, id);
+      report.shared.push(id);
+    } catch (e) {
+      if (!(e instanceof BatonError)) throw e;
+      report.refused.push({ session: id, code: e.code, message: e.message });
+    }
+  }
 }
 
 /** `team share ID`: the session becomes the team's, owned by this machine at epoch 1, and is pushed. */
@@ -307,7 +327,10 @@ export async function unshare(t: Team, id: string): Promise<{ session: string }>
     await tx`delete from baton.sessions where id = ${id}`;
     await tx`select pg_notify(${CHANNEL}, ${`${id} 0`})`;
   });
-  if (t.store.exists(id)) removeMarker(t.store.dir(id));
+  if (t.store.exists(id)) {
+    removeMarker(t.store.dir(id));
+    exceptFromRules(t.store, id);
+  }
   return { session: id };
 }
 
@@ -322,18 +345,13 @@ export async function take(t: Team, id: string, steal: boolean): Promise<{ sessi
   if (first.owner === t.cfg.machine && readMarker(t.store.dir(id))?.epoch === first.epoch) {
     return { session: id, epoch: first.epoch, since: first.since, previous_owner: first.owner, pulled: 0 };
   }
+  // Refused before anything is pulled: a refusal leaves the disk as it was.
+  if (first.owner !== null && first.owner !== t.cfg.machine && !steal) ownedElsewhere(id, first);
   let pulled = (await pull(t, id, first)).pulled;
   const row = await t.sql.begin(async (tx) => {
     const cur = await lockRow(tx, id);
     if (!cur) fail('TM003', `session ${id} is no longer shared`, { session: id });
-    if (cur.owner !== null && cur.owner !== t.cfg.machine && !steal) {
-      fail('WS105', `session ${id} owned by ${cur.owner} since ${cur.since}: it must be released by its owner first, or taken with --steal if ${cur.owner} is unreachable`, {
-        session: id,
-        owner: cur.owner,
-        since: cur.since,
-        command: `baton team take ${id} --steal`,
-      });
-    }
+    if (cur.owner !== null && cur.owner !== t.cfg.machine && !steal) ownedElsewhere(id, cur);
     pulled += (await pull(t, id, cur, tx)).pulled;
     const [r] = await tx`update baton.sessions set owner = ${t.cfg.machine}, epoch = epoch + 1, since = now() where id = ${id}
       returning id, owner, epoch, since, last_seq, last_h, title, project, workspace`;
@@ -344,6 +362,15 @@ export async function take(t: Team, id: string, steal: boolean): Promise<{ sessi
   endForeignLease(t.store, id);
   await push(t, id);
   return { session: id, epoch: row.row.epoch, since: row.row.since, previous_owner: row.previous, pulled };
+}
+
+function ownedElsewhere(id: string, row: SessionRow): never {
+  fail('WS105', `session ${id} owned by ${row.owner} since ${row.since}: it must be released by its owner first, or taken with --steal if ${row.owner} is unreachable`, {
+    session: id,
+    owner: row.owner,
+    since: row.since,
+    command: `baton team take ${id} --steal`,
+  });
 }
 
 /** Taking ownership ends every lease held on another machine: lock.released with reason ownership_moved. */

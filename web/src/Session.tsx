@@ -291,6 +291,19 @@ export function Session({ id }: { id: string }) {
           <strong>projection_conflict</strong> {thread.conflict.detail} (detected {age(thread.conflict.detected_at, now)})
         </p>
       )}
+      {thread.teamConflicts.length > 0 && (
+        <div className="banner warn" role="alert" data-testid="team-conflicts">
+          <strong>Team conflict</strong> events this machine wrote after it lost ownership are kept aside, not in the log:
+          <ul>
+            {thread.teamConflicts.map((c) => (
+              <li key={c.file}>
+                <code>{c.file}</code>: {c.events} event(s) from {c.machine} at epoch {c.epoch}
+              </li>
+            ))}
+          </ul>
+          Once this machine owns the session and holds its lease, <code>baton team resolve {thread.id} --all</code> re-appends them as notes.
+        </div>
+      )}
       {thread.corrupt && !corrupt && (
         <p className="banner error" role="alert">
           <strong>Corrupt log</strong> at line {thread.corrupt.line}: {thread.corrupt.reason} — run baton session verify {thread.id}
