@@ -4,7 +4,8 @@
 // here: many subscribers of one session, one joining mid-stream from the past, one leaving,
 // each sees every event once, in order; a client that stops reading makes the server hold
 // a bounded backlog, not the stream, and gets everything once it reads again; a corrupt line
-// stops every subscription before it, the ones fed by the tail and the ones reading alone.
+// stops every subscription before it, the ones fed by the tail and the ones reading alone;
+// a redaction is one more event live, and applied to what a later subscriber replays.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -183,5 +184,46 @@ test('a corrupt line stops every subscription at it, fed or reading alone, and i
     assert.match(s.stderr(), /\(WS201\)/);
   } finally {
     for (const c of [live, replaying, fresh]) c.close();
+  }
+});
+
+test('session redact reaches subscribers as its event; a subscriber replaying afterwards sees the text redacted', async () => {
+  const id = 'redacted';
+  newSession(id);
+  const live = await wsClient(s, 'live');
+  const seenLive: { seq: number; type: string; text?: string }[] = [];
+  live.onEvent((n) => seenLive.push({ seq: n.event.seq, type: n.event.type, text: (n.event.payload as { text?: string }).text }));
+  await live.eventSubscribe({ threadId: id });
+  assert.equal(baton(['session', 'append', id, '--text', 'codename BLUEBIRD is internal'], { home, env: CLI }).code, 0);
+  await until(() => seenLive.length >= 1, 'the append');
+  assert.match(seenLive[0].text ?? '', /BLUEBIRD/, 'delivered as it was appended');
+  assert.equal(baton(['session', 'redact', id, '--pattern', 'BLUEBIRD'], { home, env: CLI }).code, 0);
+  assert.equal(baton(['session', 'append', id, '--text', 'after the redaction'], { home, env: CLI }).code, 0);
+  const log = seqsOf(id);
+  await until(() => seenLive.length >= 3, 'the redaction and the next append');
+  assert.deepEqual(
+    seenLive.map((e) => e.seq),
+    log.slice(-3),
+  );
+  assert.equal(seenLive[1].type, 'context.rewritten');
+  // From the start, on its own, then joining the tail: the secret is redacted, the rest as is.
+  const later = await wsClient(s, 'later');
+  const seenLater: { seq: number; text?: string }[] = [];
+  later.onEvent((n) => seenLater.push({ seq: n.event.seq, text: (n.event.payload as { text?: string }).text }));
+  await later.eventSubscribe({ threadId: id, after: 0 });
+  assert.equal(baton(['session', 'append', id, '--text', 'live again'], { home, env: CLI }).code, 0);
+  try {
+    await until(() => seenLater.length >= log.length + 1 && seenLive.length >= 4, 'the replay and the live event');
+    assert.deepEqual(
+      seenLater.map((e) => e.seq),
+      seqsOf(id),
+    );
+    const secret = seenLater.find((e) => e.seq === seenLive[0].seq);
+    assert.ok(secret?.text !== undefined && !secret.text.includes('BLUEBIRD'), `redacted in the replay: ${secret?.text}`);
+    assert.equal(seenLater.at(-1)?.text, 'live again');
+    assert.equal(seenLive.at(-1)?.text, 'live again');
+  } finally {
+    live.close();
+    later.close();
   }
 });
