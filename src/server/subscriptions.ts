@@ -92,6 +92,10 @@ class Subscription {
           this.live = true;
           return;
         }
+        if (this.conn.pressed()) {
+          await this.conn.drained();
+          continue;
+        }
         let size: number;
         try {
           size = fs.statSync(this.tail.path).size;
