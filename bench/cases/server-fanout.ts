@@ -24,6 +24,13 @@ for (let i = 0; i < Number(n); i++) {
 process.stdout.write(out.join('\\n') + '\\n');
 `;
 
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
 const serverFanout: BenchCase = {
   name: 'server.fanout',
   async run(ctx): Promise<CaseResult> {
@@ -54,6 +61,8 @@ const serverFanout: BenchCase = {
         order.push(seqs);
         clients.push(c);
       }
+      const serverCpu0 = cpuMsOf(s.proc.pid as number);
+      const ownCpu0 = process.cpuUsage();
       const acks = await new Promise<Map<number, number>>((resolve, reject) => {
         const p = spawn(process.execPath, ['-e', APPENDER, lib, home, id, String(events)], { stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';
@@ -67,6 +76,8 @@ const serverFanout: BenchCase = {
       });
       const deadline = Date.now() + 60_000;
       while (recv.some((m) => m.size < events) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const serverCpu = cpuMsOf(s.proc.pid as number) - serverCpu0;
+      const own = process.cpuUsage(ownCpu0);
       for (const c of clients) c.close();
       const want = [...acks.keys()];
       const complete = order.every((seqs) => seqs.length === want.length && seqs.every((q, i) => q === want[i]));
@@ -81,7 +92,7 @@ const serverFanout: BenchCase = {
         unit: 'ms p99',
         target: 'p99 ack->receipt <= 100 ms; every subscriber every event once, in order',
         pass: p99 <= 100 && complete,
-        details: { subscribers, events, p50_ms: percentile(lat, 50), p99_ms: p99, max_ms: Math.max(...lat), every_event_once_in_order: complete, samples: lat.length },
+        details: { subscribers, events, append_span_ms: Math.max(...acks.values()) - Math.min(...acks.values()), p50_ms: percentile(lat, 50), p99_ms: p99, max_ms: Math.max(...lat), server_cpu_ms_per_event: serverCpu / events, subscribers_cpu_ms_per_event: (own.user + own.system) / 1000 / events, every_event_once_in_order: complete, samples: lat.length },
       };
     } finally {
       await s.stop();

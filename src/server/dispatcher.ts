@@ -22,8 +22,12 @@ export const REFUSED = -32000;
 export interface Connection {
   /** Sends one JSON-RPC message (a notification) to the client. */
   send(message: string): void;
+  /** Sends several messages in order, handed to the socket as one write (a subscription's batch). */
+  sendAll(messages: string[]): void;
   /** Resolves when the client has read enough of what was sent (backpressure). */
   drained(): Promise<void>;
+  /** Whether the client has left more than the transport's high-water mark unread right now. */
+  pressed(): boolean;
   /** Where the client is: 'local' for stdio and loopback, else its address. */
   peer: string;
   state: { phase: 'new' | 'initializing' | 'ready'; writer: Writer | null; surface: string | null; closed: boolean };
@@ -31,8 +35,11 @@ export interface Connection {
   onClose: (() => void)[];
 }
 
-export function newConnection(send: Connection['send'], drained: Connection['drained'], peer = 'local'): Connection {
-  return { send, drained, peer, state: { phase: 'new', writer: null, surface: null, closed: false }, onClose: [] };
+/** A transport's side of a connection. */
+export type Outlet = Pick<Connection, 'send' | 'sendAll' | 'drained' | 'pressed'>;
+
+export function newConnection(outlet: Outlet, peer = 'local'): Connection {
+  return { ...outlet, peer, state: { phase: 'new', writer: null, surface: null, closed: false }, onClose: [] };
 }
 
 export function closeConnection(c: Connection): void {

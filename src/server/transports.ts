@@ -51,12 +51,16 @@ export function serveStdio(dispatcher: Dispatcher, input: NodeJS.ReadableStream 
   output.on('drain', () => {
     for (const w of waiters.splice(0)) w();
   });
-  const conn = newConnection(
-    (m) => {
+  const conn = newConnection({
+    send: (m) => {
       output.write(`${m}\n`);
     },
-    () => (output.writableLength <= HIGH_WATER || conn.state.closed ? Promise.resolve() : new Promise((r) => waiters.push(r))),
-  );
+    sendAll: (ms) => {
+      if (ms.length) output.write(`${ms.join('\n')}\n`);
+    },
+    drained: () => (output.writableLength <= HIGH_WATER || conn.state.closed ? Promise.resolve() : new Promise((r) => waiters.push(r))),
+    pressed: () => output.writableLength > HIGH_WATER,
+  });
   conn.onClose.push(() => {
     for (const w of waiters.splice(0)) w();
   });
@@ -273,19 +277,32 @@ export class HttpServer {
     const origin = req.headers.origin;
     if (origin !== undefined && !this.origins.has(origin)) return refuse(403, 'Forbidden');
     if (url.pathname !== '/rpc') return refuse(404, 'Not Found');
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.connect(ws, req));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.connect(ws, req, socket));
   }
 
-  private connect(ws: WebSocket, req: IncomingMessage): void {
+  /** `socket` is the one ws writes to: corked around a batch, its frames leave in one write. */
+  private connect(ws: WebSocket, req: IncomingMessage, socket: Duplex): void {
     this.connections.add(ws);
     const remote = req.socket.remoteAddress ?? '';
     const peer = isLoopback(remote) ? 'local' : remote;
     const conn = newConnection(
-      (m) => {
-        if (ws.readyState === WebSocket.OPEN) ws.send(m);
-      },
-      async () => {
-        while (ws.readyState === WebSocket.OPEN && ws.bufferedAmount > HIGH_WATER) await new Promise((r) => setTimeout(r, 5));
+      {
+        send: (m) => {
+          if (ws.readyState === WebSocket.OPEN) ws.send(m);
+        },
+        sendAll: (ms) => {
+          if (ws.readyState !== WebSocket.OPEN) return;
+          socket.cork();
+          try {
+            for (const m of ms) ws.send(m);
+          } finally {
+            socket.uncork();
+          }
+        },
+        drained: async () => {
+          while (ws.readyState === WebSocket.OPEN && ws.bufferedAmount > HIGH_WATER) await new Promise((r) => setTimeout(r, 5));
+        },
+        pressed: () => ws.readyState === WebSocket.OPEN && ws.bufferedAmount > HIGH_WATER,
       },
       peer,
     );
