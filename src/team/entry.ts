@@ -1,6 +1,8 @@
 // dist/team.cjs: the `team` and `sync` commands, loaded by dist/cli.cjs only when one of
 // them runs, so neither the command line's other commands nor any hook loads `postgres`.
+import { createHash } from 'node:crypto';
 import { fail } from '../core/errors.ts';
+import { adoptNativeSha256 } from '../core/hash.ts';
 import { isoMillis } from '../core/time.ts';
 import { type CommandResult, type GlobalOptions, envelope, openStore, relativeTime, reportError, run, table } from '../cli/output.ts';
 import { claimHome } from '../store/home.ts';
@@ -9,6 +11,10 @@ import { type TeamConfig, checkMachineName, checkUrl, readConfig, removeConfig, 
 import { isConnectionError, maskUrl, unreachable } from './db.ts';
 import { type SyncReport, type Team, conflictFiles, release, sessionRows, share, syncOnce, take, unshare } from './replicate.ts';
 import { Replicator, type ReplicatorEvent, openTeam } from './watch.ts';
+
+// This bundle has its own copy of core/hash.ts: every chain check of a push or a pull uses
+// node:crypto's sha256, not the pure one the hook path keeps.
+adoptNativeSha256(createHash);
 
 async function withTeam<T>(g: GlobalOptions, body: (t: Team) => Promise<T>): Promise<T> {
   const store = openStore(g);
