@@ -405,3 +405,57 @@ test('a replicator killed (SIGKILL) mid-pull: the rerun pulls the rest, every ev
   verified(a, id);
   verified(b, id);
 });
+
+test('baton serve runs the replicator: an append on A reaches a client subscribed on B; state in server.json; the database down and back', async () => {
+  const { startServer, wsClient } = await import('./server-helpers.ts');
+  const {
+    machines: [a, b],
+  } = team('a', 'b');
+  const id = newSession(a, 'served');
+  a.ok(['team', 'share', id]);
+  const server = await startServer(b.home);
+  const serverJson = () => JSON.parse(fs.readFileSync(join(b.home, 'server.json'), 'utf8'));
+  const client = await wsClient(server, 'watcher');
+  try {
+    await until(() => serverJson().team?.state === 'connected', 'the server connects its replicator');
+    assert.equal(serverJson().team.machine, 'b');
+    assert.ok(!JSON.stringify(serverJson()).includes('password'));
+    await until(() => fs.existsSync(join(b.home, 'sessions', id, 'events.jsonl')), "B's server pulls the shared session");
+    const got: string[] = [];
+    client.onEvent((n) => got.push(JSON.stringify(n.event)));
+    await client.eventSubscribe({ threadId: id });
+    assert.equal(appendText(a, id, 'seen by a client of B').code, 0);
+    a.ok(['sync']);
+    await until(() => got.some((e) => e.includes('seen by a client of B')), "the event reaches B's subscriber");
+    assert.equal(b.log(id), a.log(id));
+    // The database goes down: the server stays up, says so, and catches up once it is back.
+    pg.stop();
+    try {
+      await until(() => serverJson().team?.state === 'unreachable', 'the server notices the database is down');
+      assert.equal(serverJson().team.last_error.code, 'TM002');
+      assert.equal(appendText(a, id, 'written during the outage').code, 0);
+    } finally {
+      pg.start();
+    }
+    a.ok(['sync']);
+    await until(() => got.some((e) => e.includes('written during the outage')), 'B catches up after the outage');
+    assert.equal(serverJson().team.state, 'connected');
+    assert.ok(serverJson().team.pulled >= 2);
+  } finally {
+    client.close();
+    assert.equal(await server.stop(), 0, server.stderr());
+  }
+  assert.ok(!fs.existsSync(join(b.home, 'server.json')));
+  assert.match(server.stderr(), /team: replicating as b/);
+  assert.equal(b.log(id), a.log(id));
+  // --no-team: the same home, no replicator.
+  const plain = await startServer(b.home, ['--no-team']);
+  try {
+    assert.equal(serverJson().team, undefined);
+  } finally {
+    assert.equal(await plain.stop(), 0);
+  }
+  assert.doesNotMatch(plain.stderr(), /team:/);
+  verified(a, id);
+  verified(b, id);
+});

@@ -184,7 +184,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           ['HOOK', 'STATE', 'SCOPE', 'LAST RUN', 'DETAIL'],
         );
         const server = serverStatus(home);
-        text.push(`app server  ${server ? `${server.url} (pid ${server.pid}${server.running ? '' : ', not running: a stale server.json'})` : 'not running (baton serve)'}`);
+        text.push(`app server  ${server ? `${server.url} (pid ${server.pid}${server.running ? '' : ', not running: a stale server.json'})${server.team ? ` · team replicator ${server.team.state} as ${server.team.machine}` : ''}` : 'not running (baton serve)'}`);
         return { json: { ok: true, rows, server }, text };
       }),
     );

@@ -54,6 +54,7 @@ export function buildProgram(): Command {
     .option('--allow-remote', 'allow binding a non-loopback address')
     .option('--new-token', 'replace <home>/server.token')
     .option('--open', 'print the URL with the token')
+    .option('--no-team', 'do not run the team replicator (docs/team.md) in a home that joined a team')
     // bin/baton.cjs routes `baton serve` to dist/serve.cjs; a `serve` after global options lands here and goes there too.
     .action(() => require(join(__dirname, 'serve.cjs')));
   program

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { claimHome } from '../store/home.ts';
+import type { ReplicatorStatus } from '../team/watch.ts';
 
 export const TOKEN_FILE = 'server.token';
 export const SERVER_FILE = 'server.json';
@@ -67,6 +68,8 @@ export interface ServerFile {
   port: number;
   url: string;
   started_at: string;
+  /** The team replicator's state (team.md) when the server runs one. */
+  team?: ReplicatorStatus;
 }
 
 export function writeServerFile(home: string, s: ServerFile): void {

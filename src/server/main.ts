@@ -4,7 +4,9 @@
 //   baton serve [--host H] [--port P] [--allow-remote] [--new-token] [--open]
 // Source of truth: the store; this process holds no state a crash could lose but its
 // subscriptions (clients re-subscribe with `after`). It writes <home>/server.token (once)
-// and <home>/server.json (while it runs; removed on SIGINT/SIGTERM).
+// and <home>/server.json (while it runs; removed on SIGINT/SIGTERM). When the home has joined
+// a team (and not --no-team), it also runs the team's replicator (docs/team.md), from
+// dist/team.cjs required only then: a server without team mode never loads `postgres`.
 import { createHash } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +16,9 @@ import { adoptNativeSha256 } from '../core/hash.ts';
 import { PositionCache, RedactionCache } from '../ops/events.ts';
 import { resolveHome } from '../store/home.ts';
 import { FsStore } from '../store/store.ts';
-import { removeServerFile, serverToken, writeServerFile } from './auth.ts';
+import { readConfig } from '../team/config.ts';
+import type { Replicator, ReplicatorEvent } from '../team/watch.ts';
+import { type ServerFile, removeServerFile, serverToken, writeServerFile } from './auth.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { serveSessionFile } from './files.ts';
 import { type ServerContext, methods } from './methods.ts';
@@ -29,7 +33,7 @@ adoptNativeSha256(createHash);
 
 export const DEFAULT_PORT = 7787;
 
-const HELP = `Usage: baton serve [--stdio] [--host H] [--port P] [--allow-remote] [--new-token] [--open]
+const HELP = `Usage: baton serve [--stdio] [--host H] [--port P] [--allow-remote] [--new-token] [--open] [--no-team]
 
 The app server (docs/server.md): JSON-RPC 2.0 over stdio (one JSON object a line) or over a
 WebSocket at ws://HOST:PORT/rpc, with GET /healthz and GET / (the web page).
@@ -41,6 +45,7 @@ Options:
   --allow-remote   allow binding a non-loopback address
   --new-token      replace <home>/server.token with a new random token
   --open           print the URL with the token (to open in a browser)
+  --no-team        do not run the team replicator (docs/team.md) even if this home joined a team
   --home <dir>     store root (else $BATON_HOME)
   -h, --help       this help
 `;
@@ -65,6 +70,7 @@ function parse(argv: string[]) {
         'allow-remote': { type: 'boolean' },
         'new-token': { type: 'boolean' },
         open: { type: 'boolean' },
+        'no-team': { type: 'boolean' },
         home: { type: 'string' },
         json: { type: 'boolean' },
         quiet: { type: 'boolean' },
@@ -74,6 +80,29 @@ function parse(argv: string[]) {
   } catch (e) {
     usage(e instanceof Error ? e.message : String(e));
   }
+}
+
+type TeamEntry = { startReplicator(store: FsStore, opts: { onEvent?: (e: ReplicatorEvent) => void; onFailure?: (e: unknown) => void }): Replicator | null };
+
+/**
+ * The team replicator of a server whose home has joined a team: the same loop as
+ * `sync --watch`, in this process. dist/team.cjs is required only here, only then.
+ */
+function startTeam(store: FsStore, log: (line: string) => void, changed: () => void): Replicator | null {
+  if (!readConfig(store.home)) return null;
+  const team = require('./team.cjs') as TeamEntry;
+  return team.startReplicator(store, {
+    onEvent: (e) => {
+      if (e.event === 'connected') log(`team: replicating as ${e.machine}`);
+      else if (e.event === 'unreachable') log(`team: ${e.message}; retrying in ${e.retry_ms} ms`);
+      else if (e.event === 'synced') for (const x of e.refused) log(`team: ${x.code} ${x.message}`);
+      changed();
+    },
+    onFailure: (e) => {
+      log(`team: the replicator stopped: ${e instanceof Error ? e.message : String(e)}`);
+      changed();
+    },
+  });
 }
 
 /** Who can reach a non-loopback bind: every address of this machine for a wildcard, else that one. */
@@ -125,25 +154,33 @@ export async function main(argv: string[]): Promise<void> {
   }
   const shown = host.includes(':') ? `[${host}]` : host;
   const url = `http://${shown}:${bound.port}/`;
-  writeServerFile(home, { pid: process.pid, host, port: bound.port, url, started_at: new Date().toISOString() });
-  log(`listening on ${url} (WebSocket ${url}rpc; token in ${join(home, 'server.token')})`);
-  if (!isLoopback(host)) {
-    log(`--allow-remote: anyone who can reach ${reachableAddresses(host).join(', ')} on port ${bound.port} and holds the token can read and write this store`);
-  }
-  if (o.open) process.stdout.write(`${url}?token=${token}\n`);
-
+  const file: ServerFile = { pid: process.pid, host, port: bound.port, url, started_at: new Date().toISOString() };
+  // server.json carries the replicator's state (`team`), rewritten when it changes.
+  let team: Replicator | null = null;
   let stopping = false;
+  const publish = (): void => {
+    if (!stopping) writeServerFile(home, team ? { ...file, team: team.status() } : file);
+  };
+  // The handlers before the listening line: a client that signals as soon as it reads the
+  // line must find them installed.
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     log(`${signal}: shutting down`);
     subs.close();
     removeServerFile(home);
-    http.close().then(() => process.exit(0));
+    Promise.all([http.close(), team?.stop()]).then(() => process.exit(0));
     setTimeout(() => process.exit(0), 2000).unref();
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  team = o['no-team'] ? null : startTeam(store, log, () => publish());
+  publish();
+  log(`listening on ${url} (WebSocket ${url}rpc; token in ${join(home, 'server.token')})`);
+  if (!isLoopback(host)) {
+    log(`--allow-remote: anyone who can reach ${reachableAddresses(host).join(', ')} on port ${bound.port} and holds the token can read and write this store`);
+  }
+  if (o.open) process.stdout.write(`${url}?token=${token}\n`);
 }
 
 /** Runs main and turns a refusal into the CLI's conventions (exit 2, `baton: CODE message`). */

@@ -1,31 +1,24 @@
 // dist/team.cjs: the `team` and `sync` commands, loaded by dist/cli.cjs only when one of
 // them runs, so neither the command line's other commands nor any hook loads `postgres`.
-import * as fs from 'node:fs';
+import { createHash } from 'node:crypto';
 import { fail } from '../core/errors.ts';
+import { adoptNativeSha256 } from '../core/hash.ts';
 import { isoMillis } from '../core/time.ts';
 import { type CommandResult, type GlobalOptions, envelope, openStore, relativeTime, reportError, run, table } from '../cli/output.ts';
 import { claimHome } from '../store/home.ts';
+import type { FsStore } from '../store/store.ts';
 import { readMarker } from '../store/replica.ts';
-import { type FsStore, cliWriter } from '../store/store.ts';
+import { cliWriter } from '../store/store.ts';
 import { type TeamConfig, checkMachineName, checkUrl, readConfig, removeConfig, requireConfig, writeConfig } from './config.ts';
-import { CHANNEL, connect, isConnectionError, maskUrl, migrate, unreachable } from './db.ts';
+import { isConnectionError, maskUrl, unreachable } from './db.ts';
 import { addRule, projectPath, removeRule, unsharedSessionsOf } from './projects.ts';
-import { type SyncReport, type Team, conflictFiles, release, sessionRows, share, syncOnce, take, unshare } from './replicate.ts';
+import { type SyncReport, type Team, conflictFiles, release, sessionRows, share, shareMany, syncOnce, take, unshare } from './replicate.ts';
 import { pickConflicts, resolveConflicts } from './resolve.ts';
+import { Replicator, type ReplicatorEvent, openTeam } from './watch.ts';
 
-/** Connects, migrates and records this machine as seen; TM002 when the database cannot be reached. */
-async function openTeam(store: FsStore, cfg: TeamConfig): Promise<Team> {
-  const sql = connect(cfg.url);
-  try {
-    await migrate(sql);
-    await sql`insert into baton.machines (name) values (${cfg.machine}) on conflict (name) do update set last_seen = now()`;
-  } catch (e) {
-    await sql.end({ timeout: 0 }).catch(() => {});
-    if (isConnectionError(e)) throw unreachable(cfg.url, e);
-    throw e;
-  }
-  return { store, cfg, sql };
-}
+// This bundle has its own copy of core/hash.ts: every chain check of a push or a pull uses
+// node:crypto's sha256, not the pure one the hook path keeps.
+adoptNativeSha256(createHash);
 
 async function withTeam<T>(g: GlobalOptions, body: (t: Team) => Promise<T>): Promise<T> {
   const store = openStore(g);
@@ -61,96 +54,28 @@ function syncResult(r: SyncReport): CommandResult {
   return { json: envelope({ ...r }, problem), text: syncText(r), exitCode: r.refused.length ? 2 : 0 };
 }
 
-const sleep = (ms: number, wake: { fn?: () => void }) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    wake.fn = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-  });
-
 /**
- * `sync --watch`: a long-running replicator. NOTIFY only wakes it (a missed one costs
- * latency: it also polls its own logs and the team every few seconds and catches up by
- * seq); a database that is down is retried with backoff; SIGTERM/SIGINT end it cleanly
- * between passes.
+ * `sync --watch`: the long-running replicator (watch.ts) in the foreground; SIGTERM/SIGINT
+ * end it cleanly between passes. With --json, one line per event.
  */
 async function watch(g: GlobalOptions, intervalMs: number): Promise<void> {
   const store = openStore(g);
   const cfg = requireConfig(store.home);
-  let stopping = false;
-  const wake: { fn?: () => void } = {};
-  let dirty = true;
-  const stop = () => {
-    stopping = true;
-    wake.fn?.();
-  };
+  const r = new Replicator(store, cfg, {
+    intervalMs,
+    onEvent: (e) => {
+      if (g.json) process.stdout.write(`${JSON.stringify(e.event === 'unreachable' ? { event: e.event, retry_ms: e.retry_ms } : e)}\n`);
+      if (e.event === 'synced') {
+        if (!g.json && !g.quiet) process.stdout.write(`${syncText(e).join('\n')}\n`);
+        for (const x of e.refused) process.stderr.write(`baton: ${x.code} ${x.message}\n`);
+      }
+      if (e.event === 'unreachable') process.stderr.write(`baton: ${e.message}; retrying in ${e.retry_ms} ms\n`);
+    },
+  });
+  const stop = () => void r.stop();
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  const say = (line: string) => {
-    if (g.json) process.stdout.write(`${JSON.stringify(JSON.parse(line))}\n`);
-  };
-  let backoff = 250;
-  const sizes = new Map<string, number>();
-  // The owned sessions' logs, by size: a change means something to push.
-  let known = -1;
-  const localChanged = (): boolean => {
-    const ids = store.ids();
-    // A new session may be due to a project rule (team share --project).
-    let changed = ids.length !== known;
-    known = ids.length;
-    for (const id of ids) {
-      const m = readMarker(store.dir(id));
-      if (!m || m.owner !== m.machine) continue;
-      const size = fs.statSync(`${store.dir(id)}/events.jsonl`, { throwIfNoEntry: false })?.size ?? 0;
-      if (sizes.get(id) !== size) changed = true;
-      sizes.set(id, size);
-    }
-    return changed;
-  };
-  while (!stopping) {
-    let t: Team | null = null;
-    try {
-      t = await openTeam(store, cfg);
-      await t.sql.listen(CHANNEL, () => {
-        dirty = true;
-        wake.fn?.();
-      });
-      backoff = 250;
-      say(JSON.stringify({ event: 'connected', machine: cfg.machine }));
-      let lastFull = 0;
-      while (!stopping) {
-        const now = Date.now();
-        if (dirty || localChanged() || now - lastFull > 5000) {
-          dirty = false;
-          lastFull = now;
-          const r = await syncOnce(t);
-          if (r.shared.length || r.pushed.length || r.pulled.length || r.refused.length || r.unshared.length) {
-            say(JSON.stringify({ event: 'synced', ...r }));
-            if (!g.json && !g.quiet) process.stdout.write(`${syncText(r).join('\n')}\n`);
-            for (const x of r.refused) process.stderr.write(`baton: ${x.code} ${x.message}\n`);
-          }
-          continue;
-        }
-        await sleep(intervalMs, wake);
-      }
-    } catch (e) {
-      if (!isConnectionError(e) && !(e as { code?: string })?.code?.startsWith?.('TM002')) {
-        await t?.sql.end({ timeout: 0 }).catch(() => {});
-        throw e;
-      }
-      process.stderr.write(`baton: ${unreachable(cfg.url, e).message}; retrying in ${backoff} ms\n`);
-      say(JSON.stringify({ event: 'unreachable', retry_ms: backoff }));
-      await t?.sql.end({ timeout: 0 }).catch(() => {});
-      t = null;
-      await sleep(backoff, wake);
-      backoff = Math.min(backoff * 2, 10_000);
-      continue;
-    }
-    await t?.sql.end({ timeout: 1 }).catch(() => {});
-  }
-  say(JSON.stringify({ event: 'stopped' }));
+  await r.start();
 }
 
 export async function teamCommand(name: string, g: GlobalOptions, args: string[], opts: Record<string, unknown>): Promise<void> {
@@ -235,10 +160,10 @@ async function projectCommand(g: GlobalOptions, name: string, args: string[], pa
   }
   return withTeam(g, async (t) => {
     addRule(store.home, cfg, root, new Date());
-    const shared: { session: string; epoch: number; pushed: number }[] = [];
-    for (const id of unsharedSessionsOf(store, root)) shared.push(await share(t, id));
+    const { shared, refused } = await shareMany(t, unsharedSessionsOf(store, root));
+    for (const x of refused) process.stderr.write(`baton: ${x.error.code} ${x.error.message}\n`);
     const text = [...shared.map((r) => `shared ${r.session}; pushed ${r.pushed} event(s)`), `sessions created in ${root} from now on are shared at the next sync`];
-    return { json: { ok: true, project: root, shared }, text };
+    return { json: { ok: true, project: root, shared, refused: refused.map((x) => ({ session: x.session, code: x.error.code, message: x.error.message })) }, text };
   });
 }
 
@@ -342,4 +267,18 @@ function conflictLines(c: ReturnType<typeof conflictFiles>): string[] {
 
 // For the benchmarks (bench/cases/team-*.ts), which measure the replicator as shipped.
 export { connect, migrate } from './db.ts';
-export { share } from './replicate.ts';
+export { share, shareMany } from './replicate.ts';
+
+/**
+ * `baton serve`'s replicator (dist/serve.cjs requires this bundle only when its home has
+ * joined a team): the same loop as `sync --watch`, started in the background; the server
+ * reads status() into server.json and stop()s it on SIGTERM. Returns null when the home has
+ * not joined a team.
+ */
+export function startReplicator(store: FsStore, opts: { intervalMs?: number; onEvent?: (e: ReplicatorEvent) => void; onFailure?: (e: unknown) => void }): Replicator | null {
+  const cfg = readConfig(store.home);
+  if (!cfg) return null;
+  const r = new Replicator(store, cfg, opts);
+  r.start().catch((e) => opts.onFailure?.(e));
+  return r;
+}

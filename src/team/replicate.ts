@@ -6,11 +6,14 @@
 // nothing, rerun pushes from the team's last seq); a pull appends verified batches under the
 // session mutex (rerun pulls from the local last seq). Nothing is acknowledged twice.
 import * as fs from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { basename, join } from 'node:path';
 import { BatonError, fail } from '../core/errors.ts';
 import { checkLine } from '../core/events.ts';
+import { emptyView, foldEvent } from '../core/session.ts';
 import { removeLock } from '../store/lease.ts';
-import { type OwnershipMarker, conflictsOf, readMarker, removeMarker, writeMarker } from '../store/replica.ts';
+import { type OwnershipMarker, conflictsOf, readMarker, removeMarker, writeMarker, writeMarkers } from '../store/replica.ts';
 import type { FsStore } from '../store/store.ts';
 import { type TeamConfig, readConfig } from './config.ts';
 import { CHANNEL, type Sql, type TransactionSql } from './db.ts';
@@ -62,29 +65,51 @@ async function lockRow(tx: Tx, id: string): Promise<SessionRow | null> {
   return rows.length ? toRow(rows[0]) : null;
 }
 
-/** The local log as (seq -> line) from `fromSeq` on, and the h of every event (the chain to compare with the team's). */
-function localLines(store: FsStore, id: string, fromSeq: number): { lines: string[]; hs: string[]; lastSeq: number; lastH: string } {
+/**
+ * One pass over a local log: every event's h (the chain to compare with the team's), the raw
+ * lines from `fromSeq` on (what a push sends), and the folded view (what a list shows).
+ */
+interface LocalLog {
+  id: string;
+  lines: string[];
+  /** The seq of lines[0]. */
+  from: number;
+  /**
+   * The bytes read, all verified (-1 when the log has a torn or corrupt tail). The log only
+   * grows while this machine owns the session (a truncation is a repair of a torn tail or a
+   * former owner's fork set aside), so a log still this size is the one that was read.
+   */
+  bytes: number;
+  hs: string[];
+  lastSeq: number;
+  lastH: string;
+  title: string;
+  project: string | null;
+  workspace: string | null;
+}
+
+function readLocal(store: FsStore, id: string, fromSeq: number): LocalLog {
   const lines: string[] = [];
   const hs: string[] = [''];
+  const v = emptyView(id);
+  let bytes = -1;
   let lastSeq = 0;
   let lastH = '';
   if (store.exists(id)) {
     const scan = store.events(id, 1, (ev, raw) => {
       hs[ev.seq] = ev.h;
+      foldEvent(v, ev);
       if (ev.seq >= fromSeq) lines.push(raw);
     });
     lastSeq = scan.lastSeq;
     lastH = scan.lastH;
+    if (!scan.torn && !scan.corrupt) bytes = scan.validBytes;
   }
-  return { lines, hs, lastSeq, lastH };
+  // Never a local absolute path: the workspace's folder name only.
+  const ws = v.workspace;
+  return { id, lines, from: fromSeq, bytes, hs, lastSeq, lastH, title: v.title, project: ws?.git_root ? basename(ws.git_root) : null, workspace: ws?.cwd ? basename(ws.cwd) : null };
 }
 
-/** What a list shows of a session: never a local absolute path (the workspace's folder name only). */
-function describe(store: FsStore, id: string): { title: string; project: string | null; workspace: string | null } {
-  const { view } = store.view(id);
-  const ws = view.workspace;
-  return { title: view.title, project: ws?.git_root ? basename(ws.git_root) : null, workspace: ws?.cwd ? basename(ws.cwd) : null };
-}
 
 function markerFor(cfg: TeamConfig, row: SessionRow): OwnershipMarker {
   return { machine: cfg.machine, owner: row.owner, epoch: row.epoch, since: row.since };
@@ -96,51 +121,180 @@ export interface PushResult {
   last_seq: number;
 }
 
-/**
- * Pushes this machine's events after the team's last seq, as the owner at its epoch, in one
- * transaction. Returns null when this machine is not (or no longer) the owner.
- */
-export async function push(t: Team, id: string): Promise<PushResult | null> {
-  const dir = t.store.dir(id);
-  const marker = readMarker(dir);
-  if (!marker || marker.owner !== t.cfg.machine) return null;
-  return t.sql.begin(async (tx) => {
-    const row = await lockRow(tx, id);
-    if (!row || row.owner !== t.cfg.machine || row.epoch !== marker.epoch) return null;
-    const local = localLines(t.store, id, row.last_seq + 1);
-    if (local.lastSeq < row.last_seq || (row.last_seq > 0 && local.hs[row.last_seq] !== row.last_h)) {
-      fail('WS203', `team history diverges from the local log of ${id} at seq ${row.last_seq}: the team's copy is not a prefix of this owner's log; nothing pushed`, {
-        session: id,
-        seq: row.last_seq,
-      });
-    }
-    let seq = row.last_seq;
-    for (let i = 0; i < local.lines.length; i += BATCH) {
-      const rows = local.lines.slice(i, i + BATCH).map((line) => {
-        seq++;
-        return { session: id, seq, h: local.hs[seq], line: Buffer.from(line, 'utf8'), epoch: row.epoch, origin: t.cfg.machine };
-      });
-      await tx`insert into baton.events ${tx(rows, 'session', 'seq', 'h', 'line', 'epoch', 'origin')}`;
-    }
-    if (seq === row.last_seq) return { session: id, pushed: 0, last_seq: seq };
-    const d = describe(t.store, id);
-    await tx`update baton.sessions set last_seq = ${seq}, last_h = ${local.hs[seq]}, title = ${d.title} where id = ${id}`;
-    await pushPointer(tx, t.store, id);
-    await tx`select pg_notify(${CHANNEL}, ${`${id} ${seq}`})`;
-    return { session: id, pushed: seq - row.last_seq, last_seq: seq };
-  }) as Promise<PushResult | null>;
+export interface Refusal {
+  session: string;
+  error: BatonError;
 }
 
-/** The owner's state.json (the task pointer), when the session has one, as the team's current pointer. */
-async function pushPointer(tx: Tx, store: FsStore, id: string): Promise<void> {
-  let state: unknown;
-  try {
-    state = JSON.parse(fs.readFileSync(join(store.dir(id), 'state.json'), 'utf8'));
-  } catch {
-    return;
+/**
+ * Sessions a push takes in one transaction: at most this many, and at most this many bytes of
+ * log (a session bigger than that goes alone: a session is never split across transactions,
+ * so a push of one session stays all or nothing).
+ */
+const GROUP_SESSIONS = 500;
+const GROUP_BYTES = 16 << 20;
+
+function logSize(store: FsStore, id: string): number {
+  return fs.statSync(join(store.dir(id), 'events.jsonl'), { throwIfNoEntry: false })?.size ?? 0;
+}
+
+function groupsOf(store: FsStore, ids: string[]): string[][] {
+  const groups: string[][] = [];
+  let cur: string[] = [];
+  let bytes = 0;
+  for (const id of ids) {
+    const size = logSize(store, id);
+    if (cur.length && (cur.length >= GROUP_SESSIONS || bytes + size > GROUP_BYTES)) {
+      groups.push(cur);
+      cur = [];
+      bytes = 0;
+    }
+    cur.push(id);
+    bytes += size;
   }
-  await tx`insert into baton.pointers (session, state) values (${id}, ${tx.json(state as never)})
-    on conflict (session) do update set state = excluded.state, updated_at = now()`;
+  if (cur.length) groups.push(cur);
+  return groups;
+}
+
+/** The rows of `ids`, locked (FOR UPDATE, in id order so two pushes never deadlock). */
+async function lockRows(tx: Tx, ids: string[]): Promise<Map<string, SessionRow>> {
+  const rows = await tx`select id, owner, epoch, since, last_seq, last_h, title, project, workspace from baton.sessions
+    where id = any(${ids}::text[]) order by id for update`;
+  return new Map(rows.map((r) => [String(r.id), toRow(r)]));
+}
+
+/** A field of COPY's text format: backslash, tab, newline and carriage return escaped. */
+function copyField(s: string): string {
+  return /[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')) : s;
+}
+
+interface Outgoing {
+  row: SessionRow;
+  local: LocalLog;
+  /** The lines after the team's last seq. */
+  lines: string[];
+}
+
+/**
+ * The push proper, inside a transaction that holds the rows of `entries` (FOR UPDATE), each
+ * already checked to be owned by this machine at the epoch of its marker — so no other
+ * machine can take one before this commits, and a stale owner never gets here. Per session:
+ * the team's copy must be a prefix of the local log (else that session is refused with
+ * WS203 and the others go on); then every session's new lines go in one COPY into
+ * baton.events (the primary key refuses a seq twice), and the bookkeeping (last seq and h,
+ * title, pointer, NOTIFY) is three statements for the whole group, pipelined.
+ */
+async function pushLocked(tx: Tx, t: Team, entries: { row: SessionRow; local: LocalLog }[], refused: Refusal[]): Promise<PushResult[]> {
+  const out: Outgoing[] = [];
+  const results: PushResult[] = [];
+  for (const { row, local } of entries) {
+    if (local.lastSeq < row.last_seq || (row.last_seq > 0 && local.hs[row.last_seq] !== row.last_h)) {
+      refused.push({
+        session: row.id,
+        error: new BatonError('WS203', `team history diverges from the local log of ${row.id} at seq ${row.last_seq}: the team's copy is not a prefix of this owner's log; nothing pushed`, {
+          session: row.id,
+          seq: row.last_seq,
+        }),
+      });
+      continue;
+    }
+    const lines = local.lines.slice(row.last_seq + 1 - local.from);
+    results.push({ session: row.id, pushed: lines.length, last_seq: row.last_seq + lines.length });
+    if (lines.length) out.push({ row, local, lines });
+  }
+  if (out.length === 0) return results;
+  const origin = copyField(t.cfg.machine);
+  const w = await tx`copy baton.events (session, seq, h, line, epoch, origin) from stdin`.writable();
+  await pipeline(
+    Readable.from(
+      (function* () {
+        let chunk = '';
+        for (const { row, local, lines } of out) {
+          const head = `${copyField(row.id)}\t`;
+          const tail = `\t${row.epoch}\t${origin}\n`;
+          let seq = row.last_seq;
+          for (const line of lines) {
+            seq++;
+            chunk += `${head}${seq}\t${copyField(local.hs[seq])}\t\\\\x${Buffer.from(line, 'utf8').toString('hex')}${tail}`;
+            if (chunk.length >= 1 << 20) {
+              yield chunk;
+              chunk = '';
+            }
+          }
+        }
+        if (chunk) yield chunk;
+      })(),
+    ),
+    w,
+  );
+  const ids = out.map((o) => o.row.id);
+  const pointers = out.flatMap((o) => {
+    const state = readPointer(t.store, o.row.id);
+    return state === null ? [] : [[o.row.id, state]];
+  });
+  await Promise.all([
+    tx`update baton.sessions s set last_seq = u.last_seq, last_h = u.last_h, title = u.title
+      from unnest(${ids}::text[], ${out.map((o) => String(o.row.last_seq + o.lines.length))}::bigint[], ${out.map((o) => o.local.hs[o.row.last_seq + o.lines.length])}::text[], ${out.map((o) => o.local.title)}::text[])
+        as u(id, last_seq, last_h, title)
+      where s.id = u.id`,
+    pointers.length
+      ? tx`insert into baton.pointers (session, state)
+          select u.session, u.state::jsonb from unnest(${pointers.map((p) => p[0])}::text[], ${pointers.map((p) => p[1])}::text[]) as u(session, state)
+          on conflict (session) do update set state = excluded.state, updated_at = now()`
+      : null,
+    tx`select pg_notify(${CHANNEL}, p) from unnest(${out.map((o) => `${o.row.id} ${o.row.last_seq + o.lines.length}`)}::text[]) as p`,
+  ]);
+  return results;
+}
+
+/**
+ * Pushes this machine's events after the team's last seq, for every session of `ids` it owns
+ * at the epoch of its marker, in transactions of many sessions each (groupsOf). Sessions
+ * this machine does not own (or no longer does) are skipped; a session whose team copy is not
+ * a prefix of its log is refused (WS203) and the others still go.
+ */
+export async function pushMany(t: Team, ids: string[], known?: Map<string, LocalLog>): Promise<{ pushed: PushResult[]; refused: Refusal[] }> {
+  const markers = new Map<string, OwnershipMarker>();
+  for (const id of ids) {
+    const m = t.store.exists(id) ? readMarker(t.store.dir(id)) : null;
+    if (m && m.owner === t.cfg.machine) markers.set(id, m);
+  }
+  const pushed: PushResult[] = [];
+  const refused: Refusal[] = [];
+  for (const group of groupsOf(t.store, [...markers.keys()])) {
+    await t.sql.begin(async (tx) => {
+      const rows = await lockRows(tx, group);
+      const entries = group.flatMap((id) => {
+        const row = rows.get(id);
+        if (!row || row.owner !== t.cfg.machine || row.epoch !== markers.get(id)?.epoch) return [];
+        // A log read before the lock (shareMany) is good if nothing was appended since.
+        const pre = known?.get(id);
+        const local = pre && pre.from <= row.last_seq + 1 && logSize(t.store, id) === pre.bytes ? pre : readLocal(t.store, id, row.last_seq + 1);
+        return [{ row, local }];
+      });
+      pushed.push(...(await pushLocked(tx, t, entries, refused)));
+    });
+  }
+  return { pushed, refused };
+}
+
+/**
+ * Pushes one session (see pushMany). Returns null when this machine is not (or no longer) the
+ * owner; throws the refusal (WS203) when the team's copy is not a prefix of the local log.
+ */
+export async function push(t: Team, id: string): Promise<PushResult | null> {
+  const r = await pushMany(t, [id]);
+  if (r.refused.length) throw r.refused[0].error;
+  return r.pushed[0] ?? null;
+}
+
+/** The owner's state.json (the task pointer) as JSON text, or null when the session has none (or it does not parse). */
+function readPointer(store: FsStore, id: string): string | null {
+  try {
+    return JSON.stringify(JSON.parse(fs.readFileSync(join(store.dir(id), 'state.json'), 'utf8')));
+  } catch {
+    return null;
+  }
 }
 
 export interface PullResult {
@@ -158,7 +312,7 @@ export interface PullResult {
  */
 export async function pull(t: Team, id: string, row: SessionRow, tx: Tx = t.sql): Promise<PullResult> {
   const marker = t.store.exists(id) ? readMarker(t.store.dir(id)) : null;
-  let local = localLines(t.store, id, Number.MAX_SAFE_INTEGER);
+  let local = readLocal(t.store, id, Number.MAX_SAFE_INTEGER);
   let conflict: PullResult['conflict'];
   const common = await commonPrefix(tx, id, local.hs, local.lastSeq);
   if (common < local.lastSeq) {
@@ -173,7 +327,7 @@ export async function pull(t: Team, id: string, row: SessionRow, tx: Tx = t.sql)
     }
     const kept = t.store.setForkAside(id, common, conflictName(t.store, id, marker.epoch, t.cfg.machine));
     conflict = { path: kept.path, events: kept.moved };
-    local = localLines(t.store, id, Number.MAX_SAFE_INTEGER);
+    local = readLocal(t.store, id, Number.MAX_SAFE_INTEGER);
   }
   let at = local.lastSeq;
   let h = local.lastH;
@@ -260,17 +414,24 @@ export async function syncOnce(t: Team, only?: Set<string>): Promise<SyncReport>
       report.unshared.push(id);
     }
   }
+  // What this machine owns goes out first, many sessions per transaction; the rest comes in.
+  const owned = (row: SessionRow): boolean => {
+    const marker = t.store.exists(row.id) ? readMarker(t.store.dir(row.id)) : null;
+    return row.owner === t.cfg.machine && marker?.owner === t.cfg.machine && marker.epoch === row.epoch;
+  };
+  const mine = rows.filter((r) => (!only || only.has(r.id)) && owned(r));
+  const out = await pushMany(
+    t,
+    mine.map((r) => r.id),
+  );
+  report.pushed.push(...out.pushed.filter((p) => p.pushed));
+  for (const x of out.refused) report.refused.push({ session: x.session, code: x.error.code, message: x.error.message });
+  const pushedHere = new Set(mine.map((r) => r.id));
   for (const row of rows) {
-    if (only && !only.has(row.id)) continue;
+    if ((only && !only.has(row.id)) || pushedHere.has(row.id)) continue;
     try {
-      const marker = t.store.exists(row.id) ? readMarker(t.store.dir(row.id)) : null;
-      if (row.owner === t.cfg.machine && marker?.owner === t.cfg.machine && marker.epoch === row.epoch) {
-        const p = await push(t, row.id);
-        if (p?.pushed) report.pushed.push(p);
-      } else {
-        const p = await pull(t, row.id, row);
-        if (p.pulled || p.conflict) report.pulled.push(p);
-      }
+      const p = await pull(t, row.id, row);
+      if (p.pulled || p.conflict) report.pulled.push(p);
     } catch (e) {
       if (!(e instanceof BatonError)) throw e;
       report.refused.push({ session: row.id, code: e.code, message: e.message });
@@ -282,40 +443,78 @@ export async function syncOnce(t: Team, only?: Set<string>): Promise<SyncReport>
 /** The project rules' new sessions, shared first (before the team's list is read, so a pass never takes them for unshared). */
 async function shareByRules(t: Team, report: SyncReport, only?: Set<string>): Promise<void> {
   const cfg = readConfig(t.store.home) ?? t.cfg;
-  for (const id of dueByRules(t.store, cfg)) {
-    if (only && !only.has(id)) continue;
-    try {
-      await share(t, id);
-      report.shared.push(id);
-    } catch (e) {
-      if (!(e instanceof BatonError)) throw e;
-      report.refused.push({ session: id, code: e.code, message: e.message });
-    }
-  }
+  const due = dueByRules(t.store, cfg).filter((id) => !only || only.has(id));
+  if (!due.length) return;
+  const r = await shareMany(t, due);
+  for (const x of r.shared) report.shared.push(x.session);
+  for (const x of r.refused) report.refused.push({ session: x.session, code: x.error.code, message: x.error.message });
 }
 
-/** `team share ID`: the session becomes the team's, owned by this machine at epoch 1, and is pushed. */
-export async function share(t: Team, id: string): Promise<{ session: string; epoch: number; pushed: number }> {
-  const d = describe(t.store, id);
-  const row = await t.sql.begin(async (tx) => {
-    const rows = await tx`insert into baton.sessions (id, owner, epoch, since, title, project, workspace, shared_by)
-      values (${id}, ${t.cfg.machine}, 1, now(), ${d.title}, ${d.project}, ${d.workspace}, ${t.cfg.machine})
-      on conflict (id) do nothing returning id, owner, epoch, since, last_seq, last_h, title, project, workspace`;
-    return rows.length ? toRow(rows[0]) : await lockRow(tx, id);
-  });
-  if (!row) fail('INTERNAL', `sharing ${id} left no row`);
-  const marker = readMarker(t.store.dir(id));
-  if (row.owner !== t.cfg.machine || (marker && marker.epoch !== row.epoch)) {
-    fail('WS105', `session ${id} is already shared and owned by ${row.owner ?? 'nobody'} since ${row.since}; sync to replicate it, or baton team take ${id}`, {
-      session: id,
-      owner: row.owner,
-      since: row.since,
-      command: `baton team take ${id}`,
+export interface ShareResult {
+  session: string;
+  epoch: number;
+  pushed: number;
+}
+
+/**
+ * `team share ID...`: each session becomes the team's, owned by this machine at epoch 1, and is
+ * pushed — many sessions per transaction (groupsOf). First transaction: the rows inserted (one
+ * statement) and read back; a session already shared and owned elsewhere is refused (WS105)
+ * and the others go on. Then the ownership markers (durable, their fsyncs issued together),
+ * then the push (pushMany: a second transaction that locks the rows and checks owner and
+ * epoch again). What a crash leaves: rows without events and maybe without markers; the next
+ * `sync` pushes the sessions whose marker landed, a second `team share` the others.
+ */
+export async function shareMany(t: Team, ids: string[]): Promise<{ shared: ShareResult[]; refused: Refusal[] }> {
+  const shared: ShareResult[] = [];
+  const refused: Refusal[] = [];
+  for (const group of groupsOf(t.store, ids)) {
+    const locals = new Map(group.map((id) => [id, readLocal(t.store, id, 1)]));
+    const ls = [...locals.values()];
+    const rows = await t.sql.begin(async (tx) => {
+      await tx`insert into baton.sessions (id, owner, epoch, since, title, project, workspace, shared_by)
+        select u.id, ${t.cfg.machine}, 1, now(), u.title, u.project, u.workspace, ${t.cfg.machine}
+        from unnest(${group}::text[], ${ls.map((l) => l.title)}::text[], ${ls.map((l) => l.project)}::text[], ${ls.map((l) => l.workspace)}::text[]) as u(id, title, project, workspace)
+        on conflict (id) do nothing`;
+      return lockRows(tx, group);
     });
+    const accepted: SessionRow[] = [];
+    for (const id of group) {
+      const row = rows.get(id);
+      if (!row) fail('INTERNAL', `sharing ${id} left no row`);
+      const marker = readMarker(t.store.dir(id));
+      if (row.owner !== t.cfg.machine || (marker && marker.epoch !== row.epoch)) {
+        refused.push({
+          session: id,
+          error: new BatonError('WS105', `session ${id} is already shared and owned by ${row.owner ?? 'nobody'} since ${row.since}; sync to replicate it, or baton team take ${id}`, {
+            session: id,
+            owner: row.owner,
+            since: row.since,
+            command: `baton team take ${id}`,
+          }),
+        });
+        continue;
+      }
+      accepted.push(row);
+    }
+    await writeMarkers(accepted.map((row) => ({ dir: t.store.dir(row.id), marker: markerFor(t.cfg, row) })));
+    const out = await pushMany(
+      t,
+      accepted.map((r) => r.id),
+      locals,
+    );
+    refused.push(...out.refused);
+    const pushed = new Map(out.pushed.map((p) => [p.session, p.pushed]));
+    for (const row of accepted) if (!out.refused.some((x) => x.session === row.id)) shared.push({ session: row.id, epoch: row.epoch, pushed: pushed.get(row.id) ?? 0 });
   }
-  writeMarker(t.store.dir(id), markerFor(t.cfg, row));
-  const p = await push(t, id);
-  return { session: id, epoch: row.epoch, pushed: p?.pushed ?? 0 };
+  return { shared, refused };
+}
+
+/** `team share ID` (see shareMany); throws the refusal. */
+export async function share(t: Team, id: string): Promise<ShareResult> {
+  const r = await shareMany(t, [id]);
+  if (r.refused.length) throw r.refused[0].error;
+  return r.shared[0];
 }
 
 /** `team unshare ID` (owner only): the team's copy is deleted; every replica becomes a local copy at its next sync. */
@@ -399,7 +598,7 @@ export async function release(t: Team, id: string): Promise<{ session: string; p
     if (cur.owner !== t.cfg.machine || cur.epoch !== marker.epoch) {
       fail('WS105', `session ${id} owned by ${cur.owner ?? 'nobody'} since ${cur.since}: only its owner releases it`, { session: id, owner: cur.owner, since: cur.since });
     }
-    const local = localLines(t.store, id, Number.MAX_SAFE_INTEGER);
+    const local = readLocal(t.store, id, Number.MAX_SAFE_INTEGER);
     if (local.lastSeq !== cur.last_seq) fail('WS103', `session ${id} moved on while releasing (local seq ${local.lastSeq}, team ${cur.last_seq}); run it again`, { session: id });
     const [r] = await tx`update baton.sessions set owner = null, since = now() where id = ${id}
       returning id, owner, epoch, since, last_seq, last_h, title, project, workspace`;
