@@ -40,6 +40,14 @@ const common = {
 };
 
 await build({ ...common, entryPoints: ['src/hooks/entry.ts'], outfile: 'dist/hook.cjs', minifyWhitespace: true, minifySyntax: true });
+// One byte a character: a bundle with a single non-ASCII character becomes a two-byte string in
+// V8 (decoded, hashed and held at twice the size on every hook; docs/adr/0018). esbuild escapes
+// strings but not regular expression literals: write such characters as \u escapes.
+{
+  const text = await readFile('dist/hook.cjs', 'latin1');
+  const at = text.search(/[^\x00-\x7f]/);
+  if (at >= 0) throw new Error(`dist/hook.cjs must be ASCII: non-ASCII byte at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 60), at + 20))}`);
+}
 // The hook's loader: runs dist/hook.cjs through the V8 code cache named by the bundle's hash.
 const hookSha = createHash('sha256').update(await readFile('dist/hook.cjs')).digest('hex');
 await build({

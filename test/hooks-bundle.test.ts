@@ -43,22 +43,23 @@ test('the built dist/hook.cjs (when present) requires none of them either', () =
   assert.ok(!text.includes('node_modules/postgres'), 'postgres inlined');
 });
 
-test('the built hook bundle loads only fs, os and path: no node:crypto, no namespace-import copies', () => {
+test('the built hook bundle loads only buffer, fs and path: no node:os, no node:crypto, no namespace-import copies', () => {
   const p = join(ROOT, 'dist', 'hook.cjs');
   assert.ok(fs.existsSync(p), 'npm test builds dist/ first');
   const text = fs.readFileSync(p, 'utf8');
   const required = new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]));
-  assert.deepEqual([...required].sort(), ['node:fs', 'node:os', 'node:path']);
+  // node:os costs ~0.5 ms to load (docs/adr/0018): src/core/host.ts loads it only where nothing else will do.
+  assert.deepEqual([...required].sort(), ['node:buffer', 'node:fs', 'node:path']);
   // esbuild's __toESM would copy every module property (running fs's lazy getters) per import.
   assert.ok(!/__toESM\(require\("node:/.test(text), 'a namespace import of a node module survived the build');
 });
 
-test('the hook loader dist/hook-boot.cjs loads only fs, os, path and vm, and carries the sha-256 of the dist/hook.cjs beside it', () => {
+test('the hook loader dist/hook-boot.cjs loads only fs, path and vm, and carries the sha-256 of the dist/hook.cjs beside it', () => {
   const p = join(ROOT, 'dist', 'hook-boot.cjs');
   assert.ok(fs.existsSync(p), 'npm test builds dist/ first');
   const text = fs.readFileSync(p, 'utf8');
   const required = new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]));
-  assert.deepEqual([...required].sort(), ['node:fs', 'node:os', 'node:path', 'node:vm']);
+  assert.deepEqual([...required].sort(), ['node:fs', 'node:path', 'node:vm']);
   const sha = createHash('sha256')
     .update(fs.readFileSync(join(ROOT, 'dist', 'hook.cjs')))
     .digest('hex');

@@ -19,7 +19,21 @@ export function checkSessionId(id: string): string {
 
 /** The title lower-cased to [a-z0-9-], runs of others folded to one '-', at most 40 chars. */
 // Letters that compatibility decomposition (NFKD) leaves whole, spelled out in ASCII.
-const LETTERS: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', þ: 'th', ł: 'l', ı: 'i', ħ: 'h', ŋ: 'ng' };
+// Escaped, not spelled: the hook bundle stays ASCII (scripts/build.mjs checks it), so V8 keeps
+// its source as one byte a character (docs/adr/0018).
+const LETTERS: Record<string, string> = {
+  '\u00df': 'ss', // ß
+  '\u00e6': 'ae', // æ
+  '\u0153': 'oe', // œ
+  '\u00f8': 'o', // ø
+  '\u0111': 'd', // đ
+  '\u00f0': 'd', // ð
+  '\u00fe': 'th', // þ
+  '\u0142': 'l', // ł
+  '\u0131': 'i', // ı
+  '\u0127': 'h', // ħ
+  '\u014b': 'ng', // ŋ
+};
 
 /** A title as an id prefix: letters with accents transliterated (café → cafe), the rest dashes. */
 export function slugOf(title: string): string {
@@ -27,7 +41,7 @@ export function slugOf(title: string): string {
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
     .toLowerCase()
-    .replace(/[ßæœøđðþłıħŋ]/g, (c) => LETTERS[c])
+    .replace(/[\u00df\u00e6\u0153\u00f8\u0111\u00f0\u00fe\u0142\u0131\u0127\u014b]/g, (c) => LETTERS[c])
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 40)

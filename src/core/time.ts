@@ -2,14 +2,45 @@
 export type Clock = () => Date;
 export const systemClock: Clock = () => new Date();
 
-/** RFC 3339 UTC with milliseconds: the event log's `ts`. */
+/** The last instant of year 9999 + 1 ms: toISOString's four-digit years end there. */
+const YEAR_10000 = 253402300800000;
+
+/**
+ * RFC 3339 UTC with milliseconds: the event log's `ts`. The same string as d.toISOString(),
+ * computed here for the years 1970–9999: V8's toISOString sets up its time-zone cache first
+ * (it reads /etc/localtime and resolves its links: a dozen system calls and ~0.2 M
+ * instructions on every hook process, docs/adr/0018). Other dates, and invalid ones (its
+ * RangeError), go to toISOString.
+ */
 export function isoMillis(d: Date): string {
-  return d.toISOString();
+  const t = d.getTime();
+  if (!(t >= 0 && t < YEAR_10000)) return d.toISOString();
+  const days = Math.floor(t / 86_400_000);
+  let ms = t - days * 86_400_000;
+  // Civil date from days since 1970-01-01 (H. Hinnant's days_from_civil, inverted).
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const hh = Math.floor(ms / 3_600_000);
+  ms -= hh * 3_600_000;
+  const mm = Math.floor(ms / 60_000);
+  ms -= mm * 60_000;
+  const ss = Math.floor(ms / 1000);
+  ms -= ss * 1000;
+  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hh, 2)}:${pad(mm, 2)}:${pad(ss, 2)}.${pad(ms, 3)}Z`;
 }
+
+const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
 /** yyyy-MM-ddTHH:mm:ssZ: the pointer's `updated_at` and the journal's `recorded_at`. */
 export function isoSeconds(d: Date): string {
-  return `${d.toISOString().slice(0, 19)}Z`;
+  return `${isoMillis(d).slice(0, 19)}Z`;
 }
 
 export const ISO_SECONDS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { type BoundedRead, readFdBounded } from '../store/bounded-read.ts';
 import { sleepSync } from '../store/fsutil.ts';
 import { resolveHome } from '../store/home.ts';
+import { takeMutexByCreate } from '../store/mutex.ts';
 import { parseAspects, runHook } from './dispatch.ts';
 import type { HookArgs } from './args.ts';
 import { shellJoin } from './shell.ts';
@@ -68,6 +69,8 @@ export function publisherCommandFor(home: string): string {
  * dispatcher itself decides (pointer.md's one blocking case).
  */
 export function hookMain(args: HookArgs): { stored: boolean; kind?: string } {
+  // One event, then exit: a parked mutex token would never be used twice.
+  takeMutexByCreate();
   try {
     return runHookProcess(args);
   } catch (e) {

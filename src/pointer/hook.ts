@@ -6,8 +6,8 @@
 // session mutex. Lean: this runs on every prompt (no zod, commander, SQLite, jsonc-parser).
 // Said once: given a `viewer` (the provider session), a prompt whose block would repeat what
 // that viewer was last shown gets one short line instead (shown.ts, docs/pointer.md).
-import { readFileSync } from 'node:fs';
 import type { StoredEvent } from '../core/events.ts';
+import { readFileBytes } from '../store/fsutil.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { type WriteSource, commitUnderMutex, pointerError } from './cas.ts';
 import { BOOTSTRAP_MARKER, type Decision, MARKER, RECOVERY_REQUIRED, appendRefs, decisionOf, hasPointer, renderPointerBlock, renderUnchanged, renderUnknownRecovery } from './context.ts';
@@ -117,7 +117,7 @@ function apply(store: FsStore, id: string, opts: PointerHookOptions, source: Wri
 function rereadState(dir: string, id: string, before: Observed): Observed {
   if (before.raw) {
     try {
-      const raw = readFileSync(statePath(dir));
+      const raw = readFileBytes(statePath(dir));
       return raw.equals(before.raw) ? before : parseState(raw, id);
     } catch {
       // Gone, unreadable or corrupt: readState says which, as it always has.

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { BatonError, fail } from '../core/errors.ts';
 import { SESSION_ID_RE } from '../core/ids.ts';
 import { ISO_SECONDS_RE } from '../core/time.ts';
-import { writeFileAtomic } from '../store/fsutil.ts';
+import { decodeUtf8Strict } from '../core/utf8.ts';
+import { readFileBytes, writeFileAtomic } from '../store/fsutil.ts';
 
 export const STATE_FILE = 'state.json';
 export const MAX_POINTER_TEXT_BYTES = 8192;
@@ -147,7 +148,7 @@ export function corrupt(message: string): never {
 export function parseState(raw: Buffer, sessionId: string): Observed {
   let o: unknown;
   try {
-    o = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+    o = JSON.parse(decodeUtf8Strict(raw));
   } catch (e) {
     corrupt(`state.json is not valid UTF-8 JSON: ${(e as Error).message}`);
   }
@@ -176,7 +177,7 @@ export function statePath(dir: string): string {
 export function readState(dir: string, sessionId: string): Observed {
   let raw: Buffer;
   try {
-    raw = fs.readFileSync(statePath(dir));
+    raw = readFileBytes(statePath(dir));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     // Only a missing file is "no pointer"; a store that cannot be read (ENOTDIR, EACCES, EIO)

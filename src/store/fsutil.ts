@@ -127,13 +127,15 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, opts: {
   const tmp = uniqueTempName(dir, path.slice(dir.length + 1));
   let fd: number | undefined;
   try {
-    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, opts.mode ?? FILE_MODE);
+    // Read and write: the read-back reads the same file through the descriptor already open.
+    fd = fs.openSync(tmp, (opts.verify ? fs.constants.O_RDWR : fs.constants.O_WRONLY) | fs.constants.O_CREAT | fs.constants.O_EXCL, opts.mode ?? FILE_MODE);
     if (opts.mode !== undefined) fs.fchmodSync(fd, opts.mode); // whatever the umask
     fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
     if (opts.durable) fs.fsyncSync(fd);
+    const read = opts.verify ? readFdBytes(fd) : undefined;
     fs.closeSync(fd);
     fd = undefined;
-    if (opts.verify) opts.verify(fs.readFileSync(tmp));
+    if (opts.verify && read) opts.verify(read);
     fs.renameSync(tmp, path);
   } catch (e) {
     if (fd !== undefined) {
@@ -154,9 +156,42 @@ export function sleepSync(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
+/**
+ * What fs.readFileSync(path) returns, by the open/fstat/read/close the hook path loads anyway:
+ * readFileSync's own path costs a hook process the compiling of half a dozen more of Node's
+ * functions (docs/adr/0018). Errors are readFileSync's (ENOENT from the open, EISDIR from the read).
+ */
+export function readFileBytes(path: string): Buffer {
+  const fd = fs.openSync(path, 'r');
+  try {
+    return readFdBytes(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The whole of an open file from offset 0 (its size by fstat; to the end when it has none, as /proc's files). */
+export function readFdBytes(fd: number): Buffer {
+  const size = fs.fstatSync(fd).size;
+  let buf = Buffer.allocUnsafe(size > 0 ? size : 8192);
+  let n = 0;
+  for (;;) {
+    if (n === buf.length) {
+      if (size > 0) break;
+      const bigger = Buffer.allocUnsafe(buf.length * 2);
+      buf.copy(bigger, 0, 0, n);
+      buf = bigger;
+    }
+    const r = fs.readSync(fd, buf, n, buf.length - n, n);
+    if (r === 0) break;
+    n += r;
+  }
+  return n === buf.length ? buf : buf.subarray(0, n);
+}
+
 export function readFileOrNull(path: string): Buffer | null {
   try {
-    return fs.readFileSync(path);
+    return readFileBytes(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;

@@ -5,9 +5,9 @@
 // is written, and so is the filesystem root. What a crash leaves: a store without its marker,
 // adopted by its layout next time.
 import * as fs from 'node:fs';
-import { homedir } from 'node:os';
 import { join, parse, resolve } from 'node:path';
 import { fail } from '../core/errors.ts';
+import { nodeOs } from '../core/host.ts';
 import { FILE_MODE, ensureDir, linkRefused } from './fsutil.ts';
 
 export const HOME_MARKER = '.baton-home';
@@ -18,7 +18,7 @@ const STORE_LAYOUT = ['sessions', 'baton.db', 'index.feed', 'hooks', 'projects.j
 export function resolveHome(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
   if (flag) return resolve(flag);
   if (env.BATON_HOME) return resolve(env.BATON_HOME);
-  const xdg = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
+  const xdg = env.XDG_STATE_HOME || join(env.HOME || nodeOs().homedir(), '.local', 'state');
   return join(xdg, 'baton');
 }
 

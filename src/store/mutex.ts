@@ -16,14 +16,14 @@
 // its hold could have been broken checks by inode that the name is still its own before it
 // unlinks it, so it never unlinks a successor's.
 import * as fs from 'node:fs';
-import { hostname } from 'node:os';
 import { fail } from '../core/errors.ts';
+import { hostName } from '../core/host.ts';
 import { FILE_MODE, sleepSync, sweepFolder } from './fsutil.ts';
 
 const STALE_MS = 10_000;
 const EMPTY_GRACE_MS = 1_000;
 export const DEFAULT_MUTEX_TIMEOUT_MS = 5_000;
-const HOST = hostname();
+const HOST = hostName();
 
 function alive(pid: number): boolean {
   try {
@@ -67,6 +67,17 @@ const holding = new Map<string, { since: number; ino: bigint }>();
 /** BATON_MUTEX_NO_LINKS=1 forces O_EXCL files, for a filesystem whose link() cannot be trusted. */
 let linksUnsupported = process.env.BATON_MUTEX_NO_LINKS === '1';
 let exitHooked = false;
+
+/**
+ * For a process that takes a session's mutex once or twice and exits (a hook): `.mutex` is
+ * created with O_EXCL, as where links are refused, instead of parking a token. A token pays
+ * off over many appends; for one it costs a read of the folder (the sweep), a link, and an
+ * unlink at exit on top of the create (docs/adr/0018). Both ways make the name `.mutex`
+ * exclusively, so processes of either kind exclude each other as before.
+ */
+export function takeMutexByCreate(): void {
+  linksUnsupported = true;
+}
 
 function parkedFor(dir: string): Parked {
   const hit = parked.get(dir);

@@ -3,10 +3,10 @@
 // per-session mutex. What a crash leaves: a torn log tail (quarantined by the next writer),
 // stale projections (rebuilt by the next reader), a lock.json that expires by itself.
 import * as fs from 'node:fs';
-import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { type Actor, type EventInput, type StoredEvent, SURFACE_KINDS, checkEventType, isSurface, needsLease, surfaceKind } from '../core/events.ts';
+import { hostName, nodeOs } from '../core/host.ts';
 import { checkSessionId, generatedId } from '../core/ids.ts';
 import { redactText, redactValue } from '../core/redact.ts';
 import { type SessionView, type Workspace, emptyView, foldEvent } from '../core/session.ts';
@@ -33,9 +33,9 @@ export function cliInstanceId(env: NodeJS.ProcessEnv = process.env): string {
   if (env.BATON_INSTANCE) return env.BATON_INSTANCE;
   let user = env.USER || '';
   try {
-    user ||= userInfo().username;
+    user ||= nodeOs().userInfo().username;
   } catch {}
-  return `cli@${user || 'user'}@${hostname()}`;
+  return `cli@${user || 'user'}@${hostName()}`;
 }
 
 export function cliWriter(env: NodeJS.ProcessEnv = process.env): Writer {
