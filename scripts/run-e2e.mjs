@@ -7,7 +7,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const AGENTS_DIR = join('.e2e', 'agents');
-const PINNED = { '@anthropic-ai/claude-code': '2.1.328', '@google/gemini-cli': '0.61.0', '@openai/codex': '0.171.0', '@qwen-code/qwen-code': '0.24.4', '@github/copilot': '1.0.102' };
+const PINNED = { '@anthropic-ai/claude-code': '2.1.328', '@google/gemini-cli': '0.61.0', '@openai/codex': '0.171.0', '@qwen-code/qwen-code': '0.24.4', '@github/copilot': '1.0.102',
+  // opencode, and the plugin package its first start would npm-install into its config folder (test/e2e/agents.ts links it there instead).
+  'opencode-ai': '1.18.33',
+  '@opencode-ai/plugin': '1.18.33',
+  '@kilocode/cli': '7.7.7',
+};
 
 function installedVersion(pkg) {
   try {
@@ -34,7 +39,7 @@ if (missing.length) {
     process.exit(1);
   }
 }
-for (const bin of ['claude', 'gemini', 'codex', 'qwen', 'copilot']) {
+for (const bin of ['claude', 'gemini', 'codex', 'qwen', 'copilot', 'opencode', 'kilo']) {
   if (!existsSync(join(AGENTS_DIR, 'node_modules', '.bin', bin))) {
     console.error(`run-e2e: ${bin} is missing from ${AGENTS_DIR}/node_modules/.bin`);
     process.exit(1);

@@ -7,10 +7,11 @@ import { codex } from './codex.ts';
 import { copilot } from './copilot.ts';
 import { droid } from './droid.ts';
 import { gemini } from './gemini.ts';
+import { kilo, opencode } from './opencode.ts';
 import { qwen } from './qwen.ts';
 import type { ProviderAdapter } from './types.ts';
 
-const REGISTRY: ReadonlyMap<string, ProviderAdapter> = new Map([claude, codex, gemini, qwen, copilot, droid].map((a) => [a.name, a]));
+const REGISTRY: ReadonlyMap<string, ProviderAdapter> = new Map([claude, codex, gemini, qwen, copilot, droid, opencode, kilo].map((a) => [a.name, a]));
 
 export const PROVIDER_NAMES = [...REGISTRY.keys()];
 export const PROVIDERS: Readonly<Record<string, ProviderAdapter>> = Object.assign(Object.create(null), Object.fromEntries(REGISTRY));

@@ -54,7 +54,7 @@ const allAspects = (a: readonly Aspect[]): boolean => ASPECTS.every((x) => a.inc
  * owned file's entry names its event first (Copilot's payloads do not).
  */
 export function commandFor(adapter: ProviderAdapter, scope: Scope, aspects: readonly Aspect[], ctx: InstallContext, event?: string): string {
-  if (adapter.ownedFile && event) return `BATON_HOOK_EVENT=${event} ${commandFor(adapter, scope, aspects, ctx)}`;
+  if (adapter.ownedFile === 'hooks-json' && event) return `BATON_HOOK_EVENT=${event} ${commandFor(adapter, scope, aspects, ctx)}`;
   const base =
     scope === 'user'
       ? shellJoin([ctx.node, ctx.bin, 'hook', adapter.name, ...(ctx.storeHome ? ['--home', ctx.storeHome] : [])])
@@ -345,7 +345,7 @@ function entriesByScope(adapter: ProviderAdapter, ctx: InstallContext): { scope:
     const text = readText(file);
     if (text === null) continue;
     try {
-      out.push({ scope, file, entries: adapter.ownedFile ? ownedEntries(text, file) : listEntries(text, file) });
+      out.push({ scope, file, entries: adapter.ownedFile ? ownedEntries(adapter, text, file) : listEntries(text, file) });
     } catch {
       // An unparsable file is reported by doctor and install, not here.
     }
@@ -374,7 +374,7 @@ export function batonEntries(adapter: ProviderAdapter, ctx: InstallContext): { s
 function installOwned(adapter: ProviderAdapter, scope: Scope, aspects: readonly Aspect[], ctx: InstallContext, opts: { dryRun?: boolean; force?: boolean }): InstallReport {
   const file = settingsPath(adapter, scope, ctx);
   const before = readText(file);
-  const entries = before === null ? [] : ownedEntries(before, file).map(({ event, command }) => ({ event, command }));
+  const entries = before === null ? [] : ownedEntries(adapter, before, file).map(({ event, command }) => ({ event, command }));
   const report: InstallReport = { provider: adapter.name, scope, file, changed: false, added: [], kept: [], replaced: [], differing: [], shim: null, backup: null };
   for (const { event } of eventsFor(adapter, aspects)) {
     const command = commandFor(adapter, scope, aspects, ctx, event);
@@ -391,7 +391,7 @@ function installOwned(adapter: ProviderAdapter, scope: Scope, aspects: readonly 
       }
     }
   }
-  const text = renderOwned(entries, adapter.timeoutValue);
+  const text = renderOwned(adapter, entries);
   report.changed = text !== before;
   if (scope !== 'user') {
     const sp = shimPath(adapter, ctx);
@@ -411,11 +411,11 @@ function uninstallOwned(adapter: ProviderAdapter, scope: Scope, ctx: InstallCont
   const before = readText(file);
   const report: UninstallReport = { provider: adapter.name, scope, file, removed: 0, backup: null, backup_removed: null, file_removed: false, shim_removed: null };
   if (before !== null) {
-    const entries = ownedEntries(before, file);
+    const entries = ownedEntries(adapter, before, file);
     const rest = entries.filter((e) => !isBatonCommand(e.command, adapter.name));
     report.removed = entries.length - rest.length;
     if (report.removed > 0) {
-      const text = rest.length ? renderOwned(rest, adapter.timeoutValue) : '';
+      const text = rest.length ? renderOwned(adapter, rest) : '';
       if (opts.dryRun) report.diff = lineDiff(before, text, file);
       else if (rest.length) writeTextAtomic(file, text);
       else {
