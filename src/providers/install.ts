@@ -51,7 +51,7 @@ const allAspects = (a: readonly Aspect[]): boolean => ASPECTS.every((x) => a.inc
 
 /**
  * The command an entry of this scope runs (the aspects flag only when not all three). An
- * owned file's entry names its event first (Copilot's payloads do not).
+ * owned hooks file's entry names its event first (Copilot's payloads do not; baton's plugin names it in the payload).
  */
 export function commandFor(adapter: ProviderAdapter, scope: Scope, aspects: readonly Aspect[], ctx: InstallContext, event?: string): string {
   if (adapter.ownedFile === 'hooks-json' && event) return `BATON_HOOK_EVENT=${event} ${commandFor(adapter, scope, aspects, ctx)}`;
@@ -367,7 +367,7 @@ export function batonEntries(adapter: ProviderAdapter, ctx: InstallContext): { s
 }
 
 /**
- * install for a provider whose hooks file baton owns whole (Copilot's `baton.json`): entries
+ * install for a provider whose hooks file baton owns whole (Copilot's `baton.json`, the opencode and Kilo plugin `baton.js`): entries
  * kept, added or (--force) replaced per event as in a settings file; the file is rewritten
  * whole, so no backup (nothing in it is the user's).
  */

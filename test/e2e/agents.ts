@@ -211,9 +211,9 @@ export function copilot(args: string[], user: User, server: ModelServer, opts: R
 /**
  * opencode and Kilo read their providers from `<config>/opencode.json` / `kilo.json`: a custom
  * provider on the stand-in's Chat Completions (the bundled `@ai-sdk/openai-compatible`), tools
- * and paths outside the project (the store) allowed without asking. opencode's first start
- * npm-installs `@opencode-ai/plugin` into its config folder unless node_modules is there and
- * package-lock.json names it: the pinned package from .e2e/agents (scripts/run-e2e.mjs) is
+ * and paths outside the project (the store) allowed without asking. Their first start
+ * npm-installs their plugin package into the config folder unless node_modules is there and
+ * package-lock.json names it: opencode's, pinned in .e2e/agents (scripts/run-e2e.mjs), is
  * linked in instead, so no run reaches the registry.
  */
 export function prepareOpencodeLike(user: User, server: ModelServer, agent: 'opencode' | 'kilo'): void {
@@ -234,12 +234,13 @@ export function prepareOpencodeLike(user: User, server: ModelServer, agent: 'ope
     share: 'disabled',
   };
   fs.writeFileSync(join(dir, `${agent}.json`), `${JSON.stringify(config, null, 2)}\n`);
-  if (agent !== 'opencode') return; // Kilo 7.7.7 asks for @kilocode/plugin@7.7.7, which the registry lacks: its install fails at once, in the background.
-  const deps = { '@opencode-ai/plugin': OPENCODE_VERSION };
+  const deps = agent === 'opencode' ? { '@opencode-ai/plugin': OPENCODE_VERSION } : { '@kilocode/plugin': KILO_VERSION };
   fs.writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ dependencies: deps }, null, 2)}\n`);
   fs.writeFileSync(join(dir, 'package-lock.json'), `${JSON.stringify({ lockfileVersion: 3, requires: true, packages: { '': { dependencies: deps } } }, null, 2)}\n`);
   fs.mkdirSync(join(dir, 'node_modules', '@opencode-ai'), { recursive: true });
-  fs.symlinkSync(join(AGENTS, 'node_modules', '@opencode-ai', 'plugin'), join(dir, 'node_modules', '@opencode-ai', 'plugin'));
+  // Kilo 7.7.7 asks for @kilocode/plugin@7.7.7, which the registry does not have (its install
+  // would fail): nothing to link, the lock alone makes it skip the attempt.
+  if (agent === 'opencode') fs.symlinkSync(join(AGENTS, 'node_modules', '@opencode-ai', 'plugin'), join(dir, 'node_modules', '@opencode-ai', 'plugin'));
 }
 
 /** `opencode ARGS` / `kilo ARGS` offline: no models.dev fetch, no update check, no LSP download (Kilo: no daemon, no telemetry). */

@@ -71,7 +71,7 @@ export function opencodeStory(agent: 'opencode' | 'kilo', timeoutMs: number): vo
       const state = pointerState(user, id);
       assert.equal(state.status, 'CLEAN');
       assert.equal(state.pointer_text, PTR1);
-      // The linked plugin package was enough: the agent ran no npm install into its config folder.
+      // The prepared config folder was enough: the agent ran no npm install into it.
       assert.equal(fs.existsSync(join(user.home, '.npm')), false, 'no npm run in the temp HOME');
     });
 
