@@ -2,4 +2,4 @@
 // plugin installed by `baton install kilo` (opencode-like.ts). Its runs start slowly: a longer timeout.
 import { opencodeStory } from './opencode-like.ts';
 
-opencodeStory('kilo', 180_000);
+opencodeStory('kilo', 240_000);

@@ -5,11 +5,36 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type AgentRun, agentsInstalled, KILO_VERSION, newUser, OPENCODE_VERSION, opencodeLike, prepareOpencodeLike, removeUsers, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { newestPointerBlock, pointerBlocks, receiptIn } from './pointer-agent.ts';
 import { type AgentPlan, contextFiles, diligentAgent, events, mainSince, ofType, pointerState } from './scenario.ts';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `check` (errors count as not yet) until it holds; fails after `ms`. */
+async function until(check: () => Promise<boolean> | boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {}
+    if (Date.now() > end) assert.fail(`not within ${ms} ms: ${check}`);
+    await sleep(250);
+  }
+}
 
 export function opencodeStory(agent: 'opencode' | 'kilo', timeoutMs: number): void {
   const title = agent === 'opencode' ? `opencode ${OPENCODE_VERSION}` : `Kilo ${KILO_VERSION}`;
@@ -110,6 +135,44 @@ export function opencodeStory(agent: 'opencode' | 'kilo', timeoutMs: number): vo
         ['closed', 'closed'],
       );
       assert.equal(ofType(evs, 'prompt.submitted').length, 2);
+    });
+
+    test(`compaction through \`${agent} serve\` (not reachable from \`run\`): that process opens an episode as compact, and its next message has the block in its system prompt`, { skip: agent !== 'opencode' && 'the serve API is exercised with opencode only' }, async () => {
+      plan = {};
+      const port = await freePort();
+      let signal: (sig: NodeJS.Signals) => void = () => {};
+      const served = opencodeLike(agent, ['serve', '--port', String(port), '--hostname', '127.0.0.1'], user, server, { timeoutMs, onStart: (s) => (signal = s) });
+      try {
+        const api = `http://127.0.0.1:${port}`;
+        // The first request while the server bootstraps may never be answered: each try gives up after 5 s.
+        await until(async () => (await fetch(`${api}/session`, { signal: AbortSignal.timeout(5000) })).ok, timeoutMs).catch(async (e) => {
+          signal('SIGKILL');
+          const r = await served;
+          throw new Error(`${e.message}\nserve exited ${r.code ?? r.signal}\n${r.stdout}\n${r.stderr.slice(-3000)}`);
+        });
+        const model = { providerID: 'standin', modelID: 'stand-in' };
+        const sum = await fetch(`${api}/session/${id}/summarize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(model) });
+        assert.equal(sum.status, 200, await sum.text());
+        await until(async () => ofType(events(user, id), 'episode.closed').length === 3, 30_000);
+        const from = server.requests.length;
+        const msg = await fetch(`${api}/session/${id}/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, parts: [{ type: 'text', text: 'After the summary' }] }) });
+        assert.equal(msg.status, 200, await msg.text());
+        const main = mainSince(server.requests, from);
+        assert.ok(main.length >= 1);
+        const system = main[0].body.messages.filter((m: any) => m.role === 'system').map((m: any) => String(m.content));
+        assert.ok(
+          system.some((s: string) => s.includes(`Goal: prove ${agent} wiring`)),
+          'the pointer is in the system prompt after compaction',
+        );
+      } finally {
+        signal('SIGTERM');
+        await served;
+      }
+      const evs = events(user, id);
+      assert.deepEqual(
+        ofType(evs, 'episode.opened').map((e) => e.payload.source),
+        ['startup', 'resume', 'compact', 'resume'],
+      );
     });
 
     test(`baton uninstall ${agent} removes the plugin file and the folders it leaves empty`, () => {
