@@ -175,6 +175,24 @@ test("opencode: a subagent's session (parentID) is not the user's: nothing is ru
   assert.equal(fs.existsSync(join(w.store, 'sessions')), false);
 });
 
+test('opencode: a message with only synthetic parts (no text of the user\'s) is no prompt: no context, nothing archived, the pointer stays as published', async () => {
+  const w = world();
+  ok(w, ['install', 'opencode']);
+  const hooks = await loadPlugin(join(w.home, '.config/opencode/plugin/baton.js'), w);
+  const sid = 'ses_synthetic0000000000000000';
+  await hooks.event({ event: { type: 'session.created', properties: { sessionID: sid, info: { id: sid, directory: w.project } } } });
+  const state = join(w.store, 'sessions', sid, 'state.json');
+  const before = fs.existsSync(state) ? fs.readFileSync(state, 'utf8') : null;
+  const parts = [{ type: 'text', text: 'Continue if you have next steps', synthetic: true, id: 'prt_1', messageID: 'msg_1', sessionID: sid }];
+  await hooks['chat.message']({ sessionID: sid }, { message: {}, parts });
+  assert.equal(parts.length, 1);
+  assert.deepEqual(
+    events(w, sid).filter((e) => e.type === 'prompt.submitted'),
+    [],
+  );
+  assert.equal(fs.existsSync(state) ? fs.readFileSync(state, 'utf8') : null, before);
+});
+
 test('the plugin fails open: a hook that hangs is killed after timeoutMs, one that prints no JSON or cannot start gives no context; nothing throws into the agent', async () => {
   const w = world();
   const dir = join(w.root, 'plugins');

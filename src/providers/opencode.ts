@@ -43,6 +43,12 @@ function pluginAdapter(name: 'opencode' | 'kilo', title: string, userDir: string
     timeoutValue: 10_000,
     timeoutUnit: 'milliseconds',
     budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000, end: 10_000 },
+    // A message with no text of the user's (only synthetic parts: opencode's own continuation
+    // after a compaction, say) is no prompt: archiving it or marking the pointer DIRTY would be wrong.
+    ignore: (raw) => {
+      const p = raw as Record<string, unknown> | null;
+      return !!p && typeof p === 'object' && p.hook_event_name === 'chat.message' && p.prompt === '';
+    },
     shape: shapeForPlugin,
   };
 }
