@@ -137,7 +137,7 @@ export function opencodeStory(agent: 'opencode' | 'kilo', timeoutMs: number): vo
       assert.equal(ofType(evs, 'prompt.submitted').length, 2);
     });
 
-    test(`compaction through \`${agent} serve\` (not reachable from \`run\`): that process opens an episode as compact, and its next message has the block in its system prompt`, { skip: agent !== 'opencode' && 'the serve API is exercised with opencode only' }, async () => {
+    test(`compaction through \`${agent} serve\` (not reachable from \`run\`): that process opens an episode as compact, and its next message has the block in its system prompt`, async () => {
       plan = {};
       const port = await freePort();
       let signal: (sig: NodeJS.Signals) => void = () => {};
