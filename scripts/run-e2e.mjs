@@ -7,7 +7,16 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const AGENTS_DIR = join('.e2e', 'agents');
-const PINNED = { '@anthropic-ai/claude-code': '2.1.328', '@google/gemini-cli': '0.61.0', '@openai/codex': '0.171.0', '@qwen-code/qwen-code': '0.24.4', '@github/copilot': '1.0.102', '@mariozechner/pi-coding-agent': '0.73.1', '@factory/cli': '0.225.1', '@factory/cli-linux-x64': '0.225.2' };
+const PINNED = { '@anthropic-ai/claude-code': '2.1.328', '@google/gemini-cli': '0.61.0', '@openai/codex': '0.171.0', '@qwen-code/qwen-code': '0.24.4', '@github/copilot': '1.0.102',
+  // opencode, and the plugin package its first start would npm-install into its config folder (test/e2e/agents.ts links it there instead).
+  'opencode-ai': '1.18.33',
+  '@opencode-ai/plugin': '1.18.33',
+  '@kilocode/cli': '7.7.7',
+  '@mariozechner/pi-coding-agent': '0.73.1',
+  // @factory/cli 0.225.1 runs the binary of @factory/cli-linux-x64 0.225.2.
+  '@factory/cli': '0.225.1',
+  '@factory/cli-linux-x64': '0.225.2',
+};
 
 function installedVersion(pkg) {
   try {
@@ -34,7 +43,7 @@ if (missing.length) {
     process.exit(1);
   }
 }
-for (const bin of ['claude', 'gemini', 'codex', 'qwen', 'copilot', 'pi', 'droid']) {
+for (const bin of ['claude', 'gemini', 'codex', 'qwen', 'copilot', 'opencode', 'kilo', 'pi', 'droid']) {
   if (!existsSync(join(AGENTS_DIR, 'node_modules', '.bin', bin))) {
     console.error(`run-e2e: ${bin} is missing from ${AGENTS_DIR}/node_modules/.bin`);
     process.exit(1);

@@ -35,7 +35,7 @@ test('a provider named like an Object.prototype member is an unknown provider: o
     const r = baton(['hook', name], { home, input: payload });
     assert.equal(r.code, 0, `hook ${name}: ${r.stderr}`);
     assert.equal(r.stdout, '');
-    assert.equal(r.stderr, `baton: hook: USAGE unknown provider ${JSON.stringify(name)} (known: claude, codex, gemini, qwen, copilot, droid, pi)\n`, `hook ${name}`);
+    assert.equal(r.stderr, `baton: hook: USAGE unknown provider ${JSON.stringify(name)} (known: claude, codex, gemini, qwen, copilot, droid, opencode, kilo, pi)\n`, `hook ${name}`);
     assert.equal(fs.existsSync(home), false, `hook ${name} created the store`);
   }
 });

@@ -16,7 +16,7 @@ after(() => {
 });
 
 test('findProvider and providerOf know the shipped adapters and nothing of Object.prototype', () => {
-  assert.deepEqual(PROVIDER_NAMES, ['claude', 'codex', 'gemini', 'qwen', 'copilot', 'droid', 'pi']);
+  assert.deepEqual(PROVIDER_NAMES, ['claude', 'codex', 'gemini', 'qwen', 'copilot', 'droid', 'opencode', 'kilo', 'pi']);
   for (const n of PROVIDER_NAMES) {
     assert.equal(findProvider(n)?.name, n);
     assert.equal(PROVIDERS[n], findProvider(n));

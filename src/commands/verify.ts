@@ -55,6 +55,7 @@ export function stdoutProblem(adapter: ProviderAdapter, kind: HookKind, stdout: 
   }
   if (!j || typeof j !== 'object' || Array.isArray(j)) return 'stdout JSON is not an object';
   const o = j as Record<string, unknown>;
+  if (adapter.ownedFile === 'plugin' && typeof o.context !== 'string') return 'baton\'s plugin reads only {"context": "..."} on stdout';
   const hso = o.hookSpecificOutput as Record<string, unknown> | undefined;
   if (hso !== undefined) {
     if (typeof hso !== 'object' || hso === null) return 'hookSpecificOutput is not an object';

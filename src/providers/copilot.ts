@@ -35,7 +35,7 @@ export const copilot: ProviderAdapter = {
     user: { base: 'home', path: '.copilot/hooks/baton.json' },
     project: { base: 'project', path: '.github/hooks/baton.json' },
   },
-  ownedFile: true,
+  ownedFile: 'hooks-json',
   projectDirVar: null,
   // Copilot names no project-dir variable: hooks run in the session's cwd, so find the repo root.
   shimCommand: '"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"/.baton/hooks/copilot',

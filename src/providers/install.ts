@@ -15,7 +15,6 @@ import { describeWorkspace } from '../store/workspace.ts';
 import { type HookEntryRef, addGroup, lineDiff, listEntries, removeEntries, replaceCommand } from './settings.ts';
 import { codexHookStates, codexTrusts } from './codex-trust.ts';
 import { ownedEntries, renderOwned } from './owned-file.ts';
-import { piExtensionEntries, renderPiExtension } from './pi-extension.ts';
 import { shimText } from './shim.ts';
 import { ASPECTS, ASPECT_EVENTS, type Aspect, type HookKind, type ProviderAdapter, type Scope } from './types.ts';
 
@@ -50,18 +49,12 @@ export function shimPath(adapter: ProviderAdapter, ctx: InstallContext): string 
 
 const allAspects = (a: readonly Aspect[]): boolean => ASPECTS.every((x) => a.includes(x));
 
-/** How an owned file's entries are read and the file written: Copilot's hooks JSON, or pi's extension. */
-function ownedCodec(adapter: ProviderAdapter): { entries: typeof ownedEntries; render: typeof renderOwned } {
-  return adapter.ownedFormat === 'pi-extension' ? { entries: piExtensionEntries, render: renderPiExtension } : { entries: ownedEntries, render: renderOwned };
-}
-
 /**
  * The command an entry of this scope runs (the aspects flag only when not all three). An
- * owned hooks file's entry names its event first (Copilot's payloads do not; pi's extension
- * writes the event into the payload).
+ * owned hooks file's entry names its event first (Copilot's payloads do not; baton's plugin names it in the payload).
  */
 export function commandFor(adapter: ProviderAdapter, scope: Scope, aspects: readonly Aspect[], ctx: InstallContext, event?: string): string {
-  if (adapter.ownedFile && !adapter.ownedFormat && event) return `BATON_HOOK_EVENT=${event} ${commandFor(adapter, scope, aspects, ctx)}`;
+  if (adapter.ownedFile === 'hooks-json' && event) return `BATON_HOOK_EVENT=${event} ${commandFor(adapter, scope, aspects, ctx)}`;
   const base =
     scope === 'user'
       ? shellJoin([ctx.node, ctx.bin, 'hook', adapter.name, ...(ctx.storeHome ? ['--home', ctx.storeHome] : [])])
@@ -352,7 +345,7 @@ function entriesByScope(adapter: ProviderAdapter, ctx: InstallContext): { scope:
     const text = readText(file);
     if (text === null) continue;
     try {
-      out.push({ scope, file, entries: adapter.ownedFile ? ownedCodec(adapter).entries(text, file) : listEntries(text, file) });
+      out.push({ scope, file, entries: adapter.ownedFile ? ownedEntries(adapter, text, file) : listEntries(text, file) });
     } catch {
       // An unparsable file is reported by doctor and install, not here.
     }
@@ -374,15 +367,14 @@ export function batonEntries(adapter: ProviderAdapter, ctx: InstallContext): { s
 }
 
 /**
- * install for a provider whose hooks file baton owns whole (Copilot's `baton.json`): entries
+ * install for a provider whose hooks file baton owns whole (Copilot's `baton.json`, the opencode and Kilo plugin `baton.js`): entries
  * kept, added or (--force) replaced per event as in a settings file; the file is rewritten
  * whole, so no backup (nothing in it is the user's).
  */
 function installOwned(adapter: ProviderAdapter, scope: Scope, aspects: readonly Aspect[], ctx: InstallContext, opts: { dryRun?: boolean; force?: boolean }): InstallReport {
   const file = settingsPath(adapter, scope, ctx);
   const before = readText(file);
-  const codec = ownedCodec(adapter);
-  const entries = before === null ? [] : codec.entries(before, file).map(({ event, command }) => ({ event, command }));
+  const entries = before === null ? [] : ownedEntries(adapter, before, file).map(({ event, command }) => ({ event, command }));
   const report: InstallReport = { provider: adapter.name, scope, file, changed: false, added: [], kept: [], replaced: [], differing: [], shim: null, backup: null };
   for (const { event } of eventsFor(adapter, aspects)) {
     const command = commandFor(adapter, scope, aspects, ctx, event);
@@ -399,7 +391,7 @@ function installOwned(adapter: ProviderAdapter, scope: Scope, aspects: readonly 
       }
     }
   }
-  const text = codec.render(entries, adapter.timeoutValue);
+  const text = renderOwned(adapter, entries);
   report.changed = text !== before;
   if (scope !== 'user') {
     const sp = shimPath(adapter, ctx);
@@ -419,12 +411,11 @@ function uninstallOwned(adapter: ProviderAdapter, scope: Scope, ctx: InstallCont
   const before = readText(file);
   const report: UninstallReport = { provider: adapter.name, scope, file, removed: 0, backup: null, backup_removed: null, file_removed: false, shim_removed: null };
   if (before !== null) {
-    const codec = ownedCodec(adapter);
-    const entries = codec.entries(before, file);
+    const entries = ownedEntries(adapter, before, file);
     const rest = entries.filter((e) => !isBatonCommand(e.command, adapter.name));
     report.removed = entries.length - rest.length;
     if (report.removed > 0) {
-      const text = rest.length ? codec.render(rest, adapter.timeoutValue) : '';
+      const text = rest.length ? renderOwned(adapter, rest) : '';
       if (opts.dryRun) report.diff = lineDiff(before, text, file);
       else if (rest.length) writeTextAtomic(file, text);
       else {

@@ -1,10 +1,14 @@
-// A hooks file baton owns whole, in GitHub Copilot CLI's format (hooks.md, GitHub Copilot
-// CLI): `{"version": 1, "hooks": {"<event>": [{"type": "command", "bash": CMD, "timeoutSec": N}]}}`.
-// Copilot reads every `*.json` of its hooks folders, so baton never edits a user's file: it
-// writes `baton.json`, rewrites it whole, and removes it at uninstall. Pure: text in, text out.
-// CLI only.
+// A file baton owns whole (hooks.md): GitHub Copilot CLI's hooks format,
+// `{"version": 1, "hooks": {"<event>": [{"type": "command", "bash": CMD, "timeoutSec": N}]}}`,
+// baton's plugin for opencode and Kilo (plugin-file.ts), or baton's extension for pi
+// (pi-extension.ts). The agent reads every file of
+// its folder, so baton never edits a user's file: it writes its own, rewrites it whole, and
+// removes it at uninstall. Pure: text in, text out. CLI only.
 import { fail } from '../core/errors.ts';
+import { piExtensionEntries, renderPiExtension } from './pi-extension.ts';
+import { pluginEntries, renderPlugin } from './plugin-file.ts';
 import type { HookEntryRef } from './settings.ts';
+import type { ProviderAdapter } from './types.ts';
 
 interface OwnedHook {
   type?: unknown;
@@ -31,7 +35,9 @@ function parseOwned(text: string, file: string): Record<string, OwnedHook[]> {
 }
 
 /** Every command hook of an owned file, as the settings editor lists them (no offsets: the file is rewritten whole). */
-export function ownedEntries(text: string, file: string): HookEntryRef[] {
+export function ownedEntries(adapter: ProviderAdapter, text: string, file: string): HookEntryRef[] {
+  if (adapter.ownedFile === 'plugin') return pluginEntries(text, file);
+  if (adapter.ownedFile === 'pi-extension') return piExtensionEntries(text, file);
   const out: HookEntryRef[] = [];
   for (const [event, list] of Object.entries(parseOwned(text, file))) {
     list.forEach((h, i) => {
@@ -42,8 +48,10 @@ export function ownedEntries(text: string, file: string): HookEntryRef[] {
 }
 
 /** The whole file for these entries, in event order as given. */
-export function renderOwned(entries: readonly { event: string; command: string }[], timeoutSec: number): string {
+export function renderOwned(adapter: ProviderAdapter, entries: readonly { event: string; command: string }[]): string {
+  if (adapter.ownedFile === 'plugin') return renderPlugin(adapter, entries);
+  if (adapter.ownedFile === 'pi-extension') return renderPiExtension(entries, adapter.timeoutValue);
   const hooks: Record<string, OwnedHook[]> = {};
-  for (const e of entries) (hooks[e.event] ??= []).push({ type: 'command', bash: e.command, timeoutSec });
+  for (const e of entries) (hooks[e.event] ??= []).push({ type: 'command', bash: e.command, timeoutSec: adapter.timeoutValue });
   return `${JSON.stringify({ version: 1, hooks }, null, 2)}\n`;
 }

@@ -20,8 +20,7 @@ export const pi: ProviderAdapter = {
     user: { base: 'home', path: '.pi/agent/extensions/baton.ts' },
     project: { base: 'project', path: '.pi/extensions/baton.ts' },
   },
-  ownedFile: true,
-  ownedFormat: 'pi-extension',
+  ownedFile: 'pi-extension',
   projectDirVar: null,
   // The extension runs each command through /bin/sh in pi's cwd: find the repo root from there.
   shimCommand: '"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"/.baton/hooks/pi',

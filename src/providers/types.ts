@@ -46,7 +46,7 @@ export interface HookOutput {
 }
 
 export interface ProviderAdapter {
-  name: 'claude' | 'codex' | 'gemini' | 'qwen' | 'copilot' | 'droid' | 'pi';
+  name: 'claude' | 'codex' | 'gemini' | 'qwen' | 'copilot' | 'droid' | 'opencode' | 'kilo' | 'pi';
   /** Human name for messages. */
   title: string;
   /** The provider's event name for each of baton's events; absent = the provider has none. */
@@ -71,15 +71,12 @@ export interface ProviderAdapter {
   /** A payload in another shape (Copilot's camelCase, no event name) turned into baton's field names. */
   normalize?: (raw: Record<string, unknown>, env: NodeJS.ProcessEnv) => Record<string, unknown>;
   /**
-   * The settings files are whole files baton owns in the provider's own hooks format (Copilot
-   * reads a folder of them); each entry's command names its event in BATON_HOOK_EVENT.
+   * The settings files are whole files baton owns (owned-file.ts): `hooks-json`, a hooks file
+   * in the provider's own format (Copilot reads a folder of them; each entry's command names
+   * its event in BATON_HOOK_EVENT); `plugin`, baton's JS plugin (opencode, Kilo), whose
+   * payloads name their event.
    */
-  ownedFile?: boolean;
-  /**
-   * The owned file's format when it is not Copilot's hooks JSON: `pi-extension`, a TypeScript
-   * extension that carries its entries and pipes baton-shaped payloads (no BATON_HOOK_EVENT).
-   */
-  ownedFormat?: 'pi-extension';
+  ownedFile?: 'hooks-json' | 'plugin' | 'pi-extension';
   /** The user's own prompt out of the payload's `prompt` (Gemini wraps hook context into it). */
   cleanPrompt?: (prompt: string) => string;
   /** Said after install (Codex's trust step and sandbox, Gemini's re-confirmation), given the store root. */

@@ -14,6 +14,8 @@ export const GEMINI_BIN = join(AGENTS, 'node_modules', '.bin', 'gemini');
 export const CODEX_BIN = join(AGENTS, 'node_modules', '.bin', 'codex');
 export const QWEN_BIN = join(AGENTS, 'node_modules', '.bin', 'qwen');
 export const COPILOT_BIN = join(AGENTS, 'node_modules', '.bin', 'copilot');
+export const OPENCODE_BIN = join(AGENTS, 'node_modules', '.bin', 'opencode');
+export const KILO_BIN = join(AGENTS, 'node_modules', '.bin', 'kilo');
 export const PI_BIN = join(AGENTS, 'node_modules', '.bin', 'pi');
 export const DROID_BIN = join(AGENTS, 'node_modules', '.bin', 'droid');
 export const CLAUDE_VERSION = '2.1.328';
@@ -21,6 +23,8 @@ export const GEMINI_VERSION = '0.61.0';
 export const CODEX_VERSION = '0.171.0';
 export const QWEN_VERSION = '0.24.4';
 export const COPILOT_VERSION = '1.0.102';
+export const OPENCODE_VERSION = '1.18.33';
+export const KILO_VERSION = '7.7.7';
 export const PI_VERSION = '0.73.1';
 /** `@factory/cli` 0.225.1 runs the binary of `@factory/cli-linux-x64` 0.225.2 (it reports 0.225.2). */
 export const DROID_VERSION = '0.225.1';
@@ -210,6 +214,56 @@ export function copilot(args: string[], user: User, server: ModelServer, opts: R
   });
 }
 
+/**
+ * opencode and Kilo read their providers from `<config>/opencode.json` / `kilo.json`: a custom
+ * provider on the stand-in's Chat Completions (the bundled `@ai-sdk/openai-compatible`), tools
+ * and paths outside the project (the store) allowed without asking. Their first start
+ * npm-installs their plugin package into the config folder unless node_modules is there and
+ * package-lock.json names it: opencode's, pinned in .e2e/agents (scripts/run-e2e.mjs), is
+ * linked in instead, so no run reaches the registry.
+ */
+export function prepareOpencodeLike(user: User, server: ModelServer, agent: 'opencode' | 'kilo'): void {
+  const dir = join(user.home, '.config', agent);
+  fs.mkdirSync(dir, { recursive: true });
+  const config = {
+    model: 'standin/stand-in',
+    provider: {
+      standin: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'stand-in',
+        options: { baseURL: `${server.url}/v1`, apiKey: 'stand-in-key' },
+        models: { 'stand-in': { name: 'stand-in', tool_call: true } },
+      },
+    },
+    permission: { bash: 'allow', external_directory: 'allow' },
+    autoupdate: false,
+    share: 'disabled',
+  };
+  fs.writeFileSync(join(dir, `${agent}.json`), `${JSON.stringify(config, null, 2)}\n`);
+  const deps = agent === 'opencode' ? { '@opencode-ai/plugin': OPENCODE_VERSION } : { '@kilocode/plugin': KILO_VERSION };
+  fs.writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ dependencies: deps }, null, 2)}\n`);
+  fs.writeFileSync(join(dir, 'package-lock.json'), `${JSON.stringify({ lockfileVersion: 3, requires: true, packages: { '': { dependencies: deps } } }, null, 2)}\n`);
+  fs.mkdirSync(join(dir, 'node_modules', '@opencode-ai'), { recursive: true });
+  // Kilo 7.7.7 asks for @kilocode/plugin@7.7.7, which the registry does not have (its install
+  // would fail): nothing to link, the lock alone makes it skip the attempt.
+  if (agent === 'opencode') fs.symlinkSync(join(AGENTS, 'node_modules', '@opencode-ai', 'plugin'), join(dir, 'node_modules', '@opencode-ai', 'plugin'));
+}
+
+/** `opencode ARGS` / `kilo ARGS` offline: no models.dev fetch, no update check, no LSP download (Kilo: no daemon, no telemetry). */
+export function opencodeLike(agent: 'opencode' | 'kilo', args: string[], user: User, server: ModelServer, opts: RunOptions = {}): Promise<AgentRun> {
+  const P = agent.toUpperCase();
+  return runAgent(agent === 'opencode' ? OPENCODE_BIN : KILO_BIN, args, user, server, {
+    ...opts,
+    env: {
+      [`${P}_DISABLE_MODELS_FETCH`]: 'true',
+      [`${P}_DISABLE_AUTOUPDATE`]: 'true',
+      [`${P}_DISABLE_LSP_DOWNLOAD`]: 'true',
+      ...(agent === 'kilo' ? { KILO_NO_DAEMON: '1', KILO_DISABLE_SESSION_INGEST: 'true', KILO_DISABLE_PRESENCE: 'true' } : {}),
+      ...opts.env,
+    },
+  });
+}
+
 /** pi reads its providers from ~/.pi/agent/models.json: one, `standin`, on the stand-in's Chat Completions endpoint. */
 export function preparePi(user: User, server: ModelServer): void {
   fs.mkdirSync(join(user.home, '.pi', 'agent'), { recursive: true });
@@ -276,7 +330,7 @@ export function readOnlyWrap(dir: string): string[] {
   return ['unshare', '-m', 'sh', '-c', `mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"`, dir];
 }
 
-export function agentsInstalled(): { claude: boolean; gemini: boolean; codex: boolean; qwen: boolean; copilot: boolean; pi: boolean; droid: boolean } {
+export function agentsInstalled(): { claude: boolean; gemini: boolean; codex: boolean; qwen: boolean; copilot: boolean; opencode: boolean; kilo: boolean; pi: boolean; droid: boolean } {
   const version = (pkg: string): string | undefined => {
     try {
       return JSON.parse(fs.readFileSync(join(AGENTS, 'node_modules', pkg, 'package.json'), 'utf8')).version;
@@ -290,6 +344,8 @@ export function agentsInstalled(): { claude: boolean; gemini: boolean; codex: bo
     codex: version('@openai/codex') === CODEX_VERSION,
     qwen: version('@qwen-code/qwen-code') === QWEN_VERSION,
     copilot: version('@github/copilot') === COPILOT_VERSION,
+    opencode: version('opencode-ai') === OPENCODE_VERSION && version('@opencode-ai/plugin') === OPENCODE_VERSION,
+    kilo: version('@kilocode/cli') === KILO_VERSION,
     pi: version('@mariozechner/pi-coding-agent') === PI_VERSION,
     droid: version('@factory/cli') === DROID_VERSION && version('@factory/cli-linux-x64') === DROID_PLATFORM_VERSION,
   };
