@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type AgentRun, agentsInstalled, DROID_VERSION, droid, newUser, prepareDroid, removeUsers, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
-import { newestPointerBlock, pointerBlocks, receiptIn } from './pointer-agent.ts';
-import { type AgentPlan, contextFiles, diligentAgent, events, mainSince, ofType, pointerState } from './scenario.ts';
+import { newestPointerBlock, pointerBlocks, } from './pointer-agent.ts';
+import { type AgentPlan, assertFirstPublish, contextFiles, diligentAgent, events, mainSince, ofType, } from './scenario.ts';
 
 const installed = agentsInstalled().droid;
 const skip = installed ? false : `Factory Droid ${DROID_VERSION} is not installed in .e2e/agents (run npm run test:e2e)`;
@@ -61,15 +61,7 @@ describe(`Factory Droid ${DROID_VERSION} with baton installed (offline, droid ex
     const main = mainSince(server.requests, from);
     assert.ok(main.length >= 2, `expected a prompt request and a tool-result request, got ${main.length}`);
     assert.ok(pointerBlocks(main[0].text).some((b) => b.marker === 'TASK_POINTER_V2_BOOTSTRAP'), 'the bootstrap block reaches the first request');
-    const shown = newestPointerBlock(main[0].text)!;
-    id = shown.fields.SESSION_ID;
-    assert.match(id, /^[0-9a-f-]{36}$/);
-    const receipt = receiptIn(main.at(-1)!.lastUserText);
-    assert.equal(receipt?.ok, true, `receipt: ${main.at(-1)!.lastUserText}`);
-    assert.equal(receipt.revision, Number(shown.fields.REVISION) + 1);
-    const state = pointerState(user, id);
-    assert.equal(state.status, 'CLEAN');
-    assert.equal(state.pointer_text, PTR1);
+    id = assertFirstPublish(user, main, PTR1);
   });
 
   test('the exec opened one episode (startup) and its SessionEnd (reason other) closed it as interrupted; exec sent no UserPromptSubmit, so no prompt was archived', () => {

@@ -10,8 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AgentRun, agentsInstalled, KILO_VERSION, newUser, OPENCODE_VERSION, opencodeLike, prepareOpencodeLike, removeUsers, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
-import { newestPointerBlock, pointerBlocks, receiptIn } from './pointer-agent.ts';
-import { type AgentPlan, contextFiles, diligentAgent, events, mainSince, ofType, pointerState } from './scenario.ts';
+import { pointerBlocks, } from './pointer-agent.ts';
+import { type AgentPlan, assertFirstPublish, contextFiles, diligentAgent, events, mainSince, ofType, } from './scenario.ts';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -87,15 +87,7 @@ export function opencodeStory(agent: 'opencode' | 'kilo', timeoutMs: number): vo
         system.some((s: string) => pointerBlocks(s).some((b) => b.marker === 'TASK_POINTER_V2_BOOTSTRAP')),
         'the start context is in a system message',
       );
-      const shown = newestPointerBlock(main[0].text)!;
-      id = shown.fields.SESSION_ID;
-      assert.match(id, /^ses_[A-Za-z0-9]+$/);
-      const receipt = receiptIn(main.at(-1)!.lastUserText);
-      assert.equal(receipt?.ok, true, `receipt: ${main.at(-1)!.lastUserText}`);
-      assert.equal(receipt.revision, Number(shown.fields.REVISION) + 1);
-      const state = pointerState(user, id);
-      assert.equal(state.status, 'CLEAN');
-      assert.equal(state.pointer_text, PTR1);
+      id = assertFirstPublish(user, main, PTR1, /^ses_[A-Za-z0-9]+$/);
       // The prepared config folder was enough: the agent ran no npm install into it.
       assert.equal(fs.existsSync(join(user.home, '.npm')), false, 'no npm run in the temp HOME');
     });

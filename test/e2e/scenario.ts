@@ -1,5 +1,6 @@
 // Shared pieces of the e2e scenarios: the scripted "diligent agent" behaviour for the
 // stand-in server, and readers of what baton left in the store. Read-only on the store.
+import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { readJsonl } from '../helpers.ts';
@@ -65,4 +66,25 @@ export function contextFiles(user: User, id: string): string[] {
 /** The main-conversation requests received since `from`. */
 export function mainSince(requests: readonly RecordedRequest[], from: number): RecordedRequest[] {
   return requests.slice(from).filter((r) => r.main);
+}
+
+/**
+ * A first run's publish by CAS, as every agent's e2e checks it: the newest block the first
+ * request showed names the session (its id matching `idPattern`), the last request carries
+ * the publisher's ok receipt one revision up, and the pointer is CLEAN with `text`. Returns
+ * the session id.
+ */
+export function assertFirstPublish(user: User, main: readonly RecordedRequest[], text: string, idPattern: RegExp = /^[0-9a-f-]{36}$/): string {
+  const shown = newestPointerBlock(main[0].text);
+  assert.ok(shown, 'the first request shows a pointer block');
+  const id = shown.fields.SESSION_ID;
+  assert.match(id, idPattern);
+  const last = main.at(-1)!.lastUserText;
+  const receipt = receiptIn(last);
+  assert.equal(receipt?.ok, true, `receipt: ${last}`);
+  assert.equal(receipt.revision, Number(shown.fields.REVISION) + 1);
+  const state = pointerState(user, id);
+  assert.equal(state.status, 'CLEAN');
+  assert.equal(state.pointer_text, text);
+  return id;
 }
