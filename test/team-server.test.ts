@@ -1,4 +1,4 @@
-// Team mode through the app server (docs/team.md, docs/server.md): thread/resume on a shared
+// Team mode through the app server and MCP (docs/team.md, docs/server.md, docs/mcp.md): thread/resume on a shared
 // session another machine owned takes it first (never steals), thread/release on one owned
 // here pushes everything and gives ownership up — the same rules as `session resume` /
 // `session release`, from the same code (src/ops/team.ts). A private PostgreSQL cluster
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { treeHash } from './helpers.ts';
 import { type PgCluster, startPg } from './pg.ts';
+import { ok as mcpOk, refused as mcpRefused, stdioMcp } from './mcp-helpers.ts';
 import { startServer, wsClient } from './server-helpers.ts';
 import { type Machine, allAccounted, note, team, until } from './team-machines.ts';
 
@@ -155,6 +156,45 @@ test("a server whose home joined a team (its replicator running) takes a release
   }
   assert.equal(a.ok(['session', 'resume', id]).team.epoch, 3);
   acked.push(note(a, id, 'a back'));
+  a.ok(['sync']);
+  b.ok(['sync']);
+  allAccounted([a, b], id, acked);
+});
+
+test('MCP context_append with resume: true takes a shared session nobody owns (WS105 while another machine owns it, the disk unchanged)', async () => {
+  const {
+    db,
+    machines: [a, b],
+  } = team(pg, 'a', 'b');
+  const acked: string[] = [];
+  const id = a.ok(['session', 'new', 'through MCP']).id;
+  acked.push(note(a, id, 'a writes'));
+  a.ok(['team', 'share', id]);
+  b.ok(['sync']);
+  const c = await stdioMcp(b.home, { env: { BATON_INSTANCE: 'mcp@b' } });
+  try {
+    const dir = join(b.home, 'sessions', id);
+    const before = treeHash(dir);
+    const r = await mcpRefused(c, 'context_append', { session: id, text: 'not while a owns it', resume: true }, 'WS105');
+    assert.equal(r.details.owner, 'a');
+    assert.match(r.next, /baton team take/);
+    assert.equal(treeHash(dir), before, 'the refused call changed the session folder');
+    a.ok(['session', 'release', id]);
+    const w = await mcpOk(c, 'context_append', { session: id, text: 'b through MCP', resume: true });
+    acked.push('b through MCP');
+    assert.equal(pg.psql(`select owner || ' ' || epoch from baton.sessions where id = '${id}'`, db).trim(), 'b 2');
+    const evs = types(b, id);
+    assert.equal(evs.at(-1)?.seq, w.seq);
+    assert.deepEqual(
+      evs.slice(-3).map((x) => `${x.type} ${x.surface}`),
+      ['lock.acquired mcp', 'session.resumed mcp', 'context.appended mcp'],
+    );
+  } finally {
+    await c.close();
+  }
+  // The MCP server's lease is still open: b gives ownership up, a's take ends that lease.
+  b.ok(['team', 'release', id]);
+  assert.equal(a.ok(['session', 'resume', id]).team.epoch, 3);
   a.ok(['sync']);
   b.ok(['sync']);
   allAccounted([a, b], id, acked);
