@@ -65,10 +65,11 @@ await build({ ...common, entryPoints: ['src/lib.ts'], outfile: 'dist/lib.cjs' })
 // `session list` alone (bin/baton.cjs routes it here); falls back to the sibling dist/cli.cjs.
 await build({ ...common, entryPoints: ['src/cli/list-entry.ts'], outfile: 'dist/list.cjs', external: [...common.external, './cli.cjs'] });
 // `baton serve` alone (bin/baton.cjs routes it here): the app server with ws and json-rpc-2.0, kept out of dist/cli.cjs;
-// it requires dist/team.cjs only when its home has joined a team (the replicator).
+// it requires dist/team.cjs only when its home has joined a team (the replicator) or a client resumes or releases a shared session.
 await build({ ...common, entryPoints: ['src/server/entry.ts'], outfile: 'dist/serve.cjs', external: [...common.external, './team.cjs'] });
 // `baton mcp` alone (bin/baton.cjs routes it here): the MCP server with the SDK (~100 ms to load), kept out of every other bundle.
-await build({ ...common, entryPoints: ['src/mcp/entry.ts'], outfile: 'dist/mcp.cjs', minifyWhitespace: true, minifySyntax: true });
+// It requires dist/team.cjs only when context_append's resume takes a team's shared session.
+await build({ ...common, entryPoints: ['src/mcp/entry.ts'], outfile: 'dist/mcp.cjs', minifyWhitespace: true, minifySyntax: true, external: [...common.external, './team.cjs'] });
 // `baton/client` (package.json exports): the typed app-server client, ESM and CommonJS, with its declarations.
 await build({ ...common, entryPoints: ['src/client/index.ts'], outfile: 'dist/client.cjs', external: [] });
 await build({ ...common, entryPoints: ['src/client/index.ts'], outfile: 'dist/client.mjs', format: 'esm', external: [] });

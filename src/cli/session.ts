@@ -1,6 +1,6 @@
 // `baton session ...` (cli.md, Sessions): parses arguments, calls the store, formats.
 import * as fs from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
 import { type Actor, MAX_LINE_BYTES, type StoredEvent } from '../core/events.ts';
@@ -11,14 +11,12 @@ import { archiveSession, addArtifact, pruneSessions, redactSession, removeArtifa
 import { contextMdSeq, pointerSummary, readManifest } from '../store/projections.ts';
 import { type FsStore, cliWriter } from '../store/store.ts';
 import { redactionsOf } from '../ops/events.ts';
-import { appendEntry, createSession, existingDir, releaseSession, renewSession, resumeSession } from '../ops/session.ts';
+import { appendEntry, createSession, existingDir, renewSession } from '../ops/session.ts';
 import { indexConflictFor, listCommand as listSessionsCommand } from './session-list.ts';
 import { parseCount, parseDurationFlag, parseSessionIdFlag } from './args.ts';
 import { type CommandResult, type GlobalOptions, collect, color, envelope, openStore, relativeTime, run, warn } from './output.ts';
 import { progress } from './progress.ts';
-import { loadTeam } from './team.ts';
-import { checkOwnership, readMarker } from '../store/replica.ts';
-import { join } from 'node:path';
+import { releaseShared, resumeShared } from '../ops/team.ts';
 
 /** How far the projections were behind the log when read (WS202), or null when fresh. */
 export interface ProjectionLag {
@@ -53,17 +51,6 @@ function eventSummary(ev: StoredEvent): string {
 
 function eventLine(ev: StoredEvent): string {
   return `${String(ev.seq).padStart(5)}  ${ev.ts}  ${ev.type.padEnd(18)}  ${ev.surface.padEnd(12)}  ${eventSummary(ev)}`;
-}
-
-/**
- * Whether a session is shared in team mode, from its marker (sessions/<id>/team.json) and the
- * home's team.json: 'owner' (owned here), 'replica' (owned elsewhere or released), or null.
- * Two stats: the team bundle (and `postgres`) is loaded only when this says team.
- */
-function teamMode(store: FsStore, id: string): 'owner' | 'replica' | null {
-  const m = readMarker(store.dir(id));
-  if (!m || !fs.existsSync(join(store.home, 'team.json'))) return null;
-  return m.owner === m.machine ? 'owner' : 'replica';
 }
 
 export function registerSessionCommands(program: Command, globals: () => GlobalOptions): void {
@@ -176,13 +163,8 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         const store = openStore(g);
         const id = store.resolve(idArg);
         const workspace = o.workspace ? existingDir(o.workspace, 'USAGE', (abs) => `--workspace ${abs} does not exist or is not a directory`) : undefined;
-        // Team mode (docs/team.md): a shared session another machine owned is taken first (never stolen).
-        let team: { epoch: number; previous_owner: string | null; pulled: number } | undefined;
-        if (teamMode(store, id) === 'replica') {
-          if (store.view(id).view.archived) fail('WS002', `session ${id} is archived: it is read-only`, { session: id });
-          team = await loadTeam().takeForResume(g, id);
-        }
-        const r = resumeSession(store, id, cliWriter(), { leaseMs, steal: !!o.steal, workspace });
+        // Team mode (docs/team.md, src/ops/team.ts): a shared session another machine owned is taken first (never stolen).
+        const { team, ...r } = await resumeShared(store, id, cliWriter(), { leaseMs, steal: !!o.steal, workspace });
         return {
           json: { ok: true, ...r, ...(team ? { team } : {}) },
           text: team ? `took ${id} from ${team.previous_owner ?? 'nobody'} (epoch ${team.epoch}, pulled ${team.pulled} event(s))\n${r.context}` : r.context,
@@ -213,24 +195,9 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
       run(globals(), async () => {
         const store = openStore(globals());
         const id = store.resolve(idArg);
-        const mode = teamMode(store, id);
-        // A replica holds no lease and no ownership to give up: the owner is named (WS105).
-        if (mode === 'replica') checkOwnership(store.dir(id), id);
-        if (mode === 'owner') {
-          // Team mode: the lease, then ownership (everything pushed first, in the same transaction).
-          const r = await loadTeam().releaseForSession(globals(), id, () => {
-            try {
-              return releaseSession(store, id, cliWriter());
-            } catch (e) {
-              // No lease left (a release interrupted after it): only ownership is still to give up.
-              if ((e as { code?: string }).code === 'WS100') return null;
-              throw e;
-            }
-          });
-          const seq = r.lease?.seq ?? store.view(id).scan.lastSeq;
-          return { json: { ok: true, id, seq, team: { released: true, pushed: r.pushed } }, text: `released ${id} and its ownership (pushed ${r.pushed} event(s)): any machine may take it` };
-        }
-        const r = releaseSession(store, id, cliWriter());
+        // Team mode (src/ops/team.ts): on a shared session owned here, the lease, then ownership (everything pushed first).
+        const r = await releaseShared(store, id, cliWriter());
+        if (r.team) return { json: { ok: true, ...r }, text: `released ${id} and its ownership (pushed ${r.team.pushed} event(s)): any machine may take it` };
         return { json: { ok: true, ...r }, text: `released ${id}` };
       }),
     );

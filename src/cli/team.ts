@@ -1,35 +1,11 @@
 // `baton team ...` and `baton sync`: the command wiring only. The work lives in dist/team.cjs
 // (src/team), required when one of these runs, so `postgres` is loaded by nothing else.
 import type { Command } from 'commander';
-import { BatonError } from '../core/errors.ts';
+import { requireTeamBundle } from '../ops/team.ts';
 import type { GlobalOptions } from './output.ts';
 
-type TeamEntry = {
-  teamCommand(name: string, g: GlobalOptions, args: string[], opts: Record<string, unknown>): Promise<void>;
-  takeForResume(g: GlobalOptions, id: string): Promise<{ epoch: number; previous_owner: string | null; pulled: number }>;
-  releaseForSession<T>(g: GlobalOptions, id: string, releaseLease: () => T): Promise<{ lease: T; pushed: number }>;
-};
-const load = (): TeamEntry => require('./team.cjs') as TeamEntry;
-
-/** A refusal thrown inside dist/team.cjs is its bundle's own BatonError class: made this bundle's, so the CLI reports its code. */
-async function ownError<T>(p: () => Promise<T>): Promise<T> {
-  try {
-    return await p();
-  } catch (e) {
-    const x = e as { name?: string; code?: string; message?: string; details?: Record<string, unknown> };
-    if (!(e instanceof BatonError) && x?.name === 'BatonError' && typeof x.code === 'string') throw new BatonError(x.code, String(x.message), x.details ?? {});
-    throw e;
-  }
-}
-
-/** dist/team.cjs (with `postgres`), loaded only when a team command runs or a shared session is resumed or released. */
-export function loadTeam(): Pick<TeamEntry, 'takeForResume' | 'releaseForSession'> {
-  const t = load();
-  return {
-    takeForResume: (g, id) => ownError(() => t.takeForResume(g, id)),
-    releaseForSession: (g, id, releaseLease) => ownError(() => t.releaseForSession(g, id, releaseLease)),
-  };
-}
+type TeamEntry = { teamCommand(name: string, g: GlobalOptions, args: string[], opts: Record<string, unknown>): Promise<void> };
+const load = (): TeamEntry => requireTeamBundle<TeamEntry>();
 
 export function registerTeamCommands(program: Command, globals: () => GlobalOptions): void {
   const team = program.command('team').description('share sessions across machines through PostgreSQL (docs/team.md)');

@@ -635,6 +635,12 @@ export type ThreadResumeResult = {
   lastSeq: number;
   leaseUntil: IsoMillis | null;
   workspace: string | null;
+  /** team mode only: this machine took the shared session first (docs/team.md): the new epoch, the owner before (null: released), events pulled */
+  team?: {
+    epoch: number;
+    previousOwner: string | null;
+    pulled: number;
+  };
 };
 
 /** `thread/release` params. */
@@ -647,6 +653,11 @@ export type ThreadReleaseParams = {
 export type ThreadReleaseResult = {
   threadId: SessionId;
   seq: number;
+  /** team mode only: ownership given up after pushing everything, in the same transaction (docs/team.md) */
+  team?: {
+    released: true;
+    pushed: number;
+  };
 };
 
 /** `thread/renew` params. */

@@ -18,7 +18,8 @@ import { decodeListCursor, encodeListCursor } from '../ops/cursor.ts';
 import { START, readPage, redactionsOf } from '../ops/events.ts';
 import { pointerView } from '../ops/pointer.ts';
 import { captureRefOp, listRefs } from '../ops/refs.ts';
-import { appendEntry, resumeSession } from '../ops/session.ts';
+import { appendEntry } from '../ops/session.ts';
+import { resumeShared } from '../ops/team.ts';
 import { decisionOf, renderPointerBlock } from '../pointer/context.ts';
 import { readJournalTail } from '../pointer/journal.ts';
 import { publishRaw } from '../pointer/publish.ts';
@@ -63,6 +64,8 @@ const NEXT: Record<string, string> = {
   WS100: 'Nobody holds the session lease: call context_append again with resume: true to take it, or ask the user to run `baton session resume ID`.',
   WS101: 'Another surface holds the lease (holder and time left in the details): do not write now; tell the user.',
   WS102: 'The lease expired; taking it needs `baton session resume ID --steal` by the user.',
+  WS105: 'The session is shared with a team and owned by another machine (named in the details): do not write to it; ask the user to release it there or to run `baton team take ID`.',
+  TM002: 'The team database is unreachable, so the shared session cannot be taken now: tell the user (the local store is unaffected).',
   WS103: 'The session was busy: call again.',
   WS201: 'The session log is corrupt: tell the user to run `baton session verify ID`.',
   WS302: 'This session does not allow writes from MCP (allowed runtimes in the details): tell the user.',
@@ -149,7 +152,7 @@ type Tool<S extends z.ZodType> = {
   description: string;
   input: S;
   readOnly: boolean;
-  run: (args: z.output<S>) => CallToolResult;
+  run: (args: z.output<S>) => CallToolResult | Promise<CallToolResult>;
 };
 
 function tool<S extends z.ZodType>(t: Tool<S>): Tool<z.ZodType> {
@@ -227,8 +230,8 @@ export function tools(ctx: McpContext): Record<(typeof TOOL_NAMES)[number], Tool
 
     context_append: tool({
       description:
-        "Append a note to the session's context (a context.appended event): a decision, a finding, what is left to do — what a later run should know. Writing context needs the session's lease held by this MCP server; resume: true takes a free lease first (recorded as session.resumed). " +
-        ERRORS(['WS100', 'WS101', 'WS102', 'WS002', 'WS302', 'WS001', 'USAGE']),
+        "Append a note to the session's context (a context.appended event): a decision, a finding, what is left to do — what a later run should know. Writing context needs the session's lease held by this MCP server; resume: true takes a free lease first (recorded as session.resumed; on a team's shared session nobody owns, it takes ownership first, as `baton session resume` does). " +
+        ERRORS(['WS100', 'WS101', 'WS102', 'WS105', 'TM002', 'WS002', 'WS302', 'WS001', 'USAGE']),
       input: z.strictObject({
         session: Session,
         text: z.string().min(1).max(65536).describe('the note (secrets are redacted before it is stored)'),
@@ -236,12 +239,13 @@ export function tools(ctx: McpContext): Record<(typeof TOOL_NAMES)[number], Tool
         resume: z.boolean().optional().describe('take the lease first when nobody holds a valid one'),
       }),
       readOnly: false,
-      run: (a) => {
+      run: async (a) => {
         const s = sessionOf(a.session);
         if (a.resume) {
           const lock = store.lock(s.id);
           const ours = lock !== null && lock.holder.instance_id === ctx.writer.instanceId && isValid(lock, store.clock().getTime());
-          if (!ours) resumeSession(store, s.id, ctx.writer, { leaseMs: parseDuration(DEFAULT_LEASE), steal: false });
+          // Team mode (src/ops/team.ts): a shared session nobody owns is taken first, as `session resume` does; owned by another machine: WS105.
+          if (!ours) await resumeShared(store, s.id, ctx.writer, { leaseMs: parseDuration(DEFAULT_LEASE), steal: false });
         }
         const ev = appendEntry(store, s.id, ctx.writer, { text: a.text, tags: a.tags });
         return bounded({ ok: true, session: s.id, seq: ev.seq, ts: ev.ts, type: ev.type });
@@ -352,7 +356,7 @@ export function mcpServer(ctx: McpContext): McpServer {
     { instructions: 'baton keeps durable sessions for coding agents: read and publish your task pointer (pointer_get, pointer_publish), note context, cite and search other sessions.' },
   );
   for (const [name, t] of Object.entries(tools(ctx))) {
-    server.registerTool(name, { description: t.description, inputSchema: advertised(t.input), annotations: { readOnlyHint: t.readOnly, destructiveHint: false, openWorldHint: false } }, (args: unknown) => {
+    server.registerTool(name, { description: t.description, inputSchema: advertised(t.input), annotations: { readOnlyHint: t.readOnly, destructiveHint: false, openWorldHint: false } }, async (args: unknown) => {
       const parsed = t.input.safeParse(args ?? {});
       if (!parsed.success) {
         const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
@@ -360,7 +364,7 @@ export function mcpServer(ctx: McpContext): McpServer {
         return refusal('USAGE', `invalid arguments for ${name}: ${first ? `${first.path || '(arguments)'}: ${first.message}` : 'rejected'}`, { issues });
       }
       try {
-        return t.run(parsed.data);
+        return await t.run(parsed.data);
       } catch (e) {
         return fromError(e);
       }

@@ -202,9 +202,23 @@ export const METHODS = {
       lastSeq: Seq0,
       leaseUntil: IsoMillis.nullable(),
       workspace: z.string().nullable(),
+      team: z
+        .object({ epoch: z.int().min(1), previousOwner: z.string().nullable(), pulled: z.int().min(0) })
+        .optional()
+        .meta({ description: 'team mode only: this machine took the shared session first (docs/team.md): the new epoch, the owner before (null: released), events pulled' }),
     }),
   },
-  'thread/release': { params: z.strictObject({ threadId: ThreadId }), result: z.object({ threadId: SessionId, seq: z.int() }) },
+  'thread/release': {
+    params: z.strictObject({ threadId: ThreadId }),
+    result: z.object({
+      threadId: SessionId,
+      seq: z.int(),
+      team: z
+        .object({ released: z.literal(true), pushed: z.int().min(0) })
+        .optional()
+        .meta({ description: 'team mode only: ownership given up after pushing everything, in the same transaction (docs/team.md)' }),
+    }),
+  },
   'thread/renew': { params: z.strictObject({ threadId: ThreadId, ...Lease }), result: z.object({ threadId: SessionId, leaseUntil: IsoMillis, seq: z.int() }) },
   'thread/archive': {
     params: z.strictObject({ threadId: ThreadId, retroTemplate: z.enum(['default', 'brief']).optional() }),

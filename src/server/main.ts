@@ -6,7 +6,9 @@
 // subscriptions (clients re-subscribe with `after`). It writes <home>/server.token (once)
 // and <home>/server.json (while it runs; removed on SIGINT/SIGTERM). When the home has joined
 // a team (and not --no-team), it also runs the team's replicator (docs/team.md), from
-// dist/team.cjs required only then: a server without team mode never loads `postgres`.
+// dist/team.cjs required only then; thread/resume and thread/release require it (through
+// src/ops/team.ts, the same loader) only on a shared session: a server without team mode
+// never loads `postgres`.
 import { createHash } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { BatonError } from '../core/errors.ts';
 import { adoptNativeSha256 } from '../core/hash.ts';
 import { PositionCache, RedactionCache } from '../ops/events.ts';
+import { requireTeamBundle } from '../ops/team.ts';
 import { resolveHome } from '../store/home.ts';
 import { FsStore } from '../store/store.ts';
 import { readConfig } from '../team/config.ts';
@@ -90,7 +93,7 @@ type TeamEntry = { startReplicator(store: FsStore, opts: { onEvent?: (e: Replica
  */
 function startTeam(store: FsStore, log: (line: string) => void, changed: () => void): Replicator | null {
   if (!readConfig(store.home)) return null;
-  const team = require('./team.cjs') as TeamEntry;
+  const team = requireTeamBundle<TeamEntry>();
   return team.startReplicator(store, {
     onEvent: (e) => {
       if (e.event === 'connected') log(`team: replicating as ${e.machine}`);

@@ -12,7 +12,8 @@ import { decodeListCursor, encodeListCursor } from '../ops/cursor.ts';
 import { type PositionCache, type RedactionCache, readPage } from '../ops/events.ts';
 import { pointerView } from '../ops/pointer.ts';
 import { captureRefOp, listRefs, renderRefs } from '../ops/refs.ts';
-import { appendEntry, createSession, existingDir, releaseSession, renewSession, resumeSession } from '../ops/session.ts';
+import { appendEntry, createSession, existingDir, renewSession } from '../ops/session.ts';
+import { releaseShared, resumeShared } from '../ops/team.ts';
 import { describeThread, listEpisodes } from '../ops/thread.ts';
 import { publishRaw } from '../pointer/publish.ts';
 import { DEFAULT_LIST_LIMIT, MAX_PAGE_BYTES, type MethodName } from '../schemas/protocol.ts';
@@ -110,18 +111,21 @@ export function methods(ctx: ServerContext): Record<Exclude<MethodName, 'initial
       return { thread: thread(r.id) };
     },
 
-    'thread/resume': (p: { threadId: string; workspacePath?: string; steal?: boolean; lease?: string }, c) => {
+    'thread/resume': async (p: { threadId: string; workspacePath?: string; steal?: boolean; lease?: string }, c) => {
       const id = store.resolve(p.threadId);
       const leaseMs = leaseOf(p.lease);
       const workspace = p.workspacePath !== undefined ? existingDir(p.workspacePath, 'WS004', (abs) => `workspacePath ${abs} does not exist or is not a directory`) : undefined;
-      const r = resumeSession(store, id, writerOf(c), { leaseMs, steal: !!p.steal, workspace });
+      // Team mode (docs/team.md, src/ops/team.ts): a shared session another machine owned is taken first (never stolen).
+      const r = await resumeShared(store, id, writerOf(c), { leaseMs, steal: !!p.steal, workspace });
       if (workspace) ctx.overrides.set(id, workspace);
-      return { thread: thread(id), context: r.context, fromSeq: r.from_seq, lastSeq: r.last_seq, leaseUntil: r.lease_until ?? null, workspace: ctx.overrides.get(id) ?? r.workspace ?? null };
+      const team = r.team ? { team: { epoch: r.team.epoch, previousOwner: r.team.previous_owner, pulled: r.team.pulled } } : {};
+      return { thread: thread(id), context: r.context, fromSeq: r.from_seq, lastSeq: r.last_seq, leaseUntil: r.lease_until ?? null, workspace: ctx.overrides.get(id) ?? r.workspace ?? null, ...team };
     },
 
-    'thread/release': (p: { threadId: string }, c) => {
-      const r = releaseSession(store, store.resolve(p.threadId), writerOf(c));
-      return { threadId: r.id, seq: r.seq };
+    'thread/release': async (p: { threadId: string }, c) => {
+      // Team mode: on a shared session owned here, the lease, then ownership (everything pushed first).
+      const r = await releaseShared(store, store.resolve(p.threadId), writerOf(c));
+      return { threadId: r.id, seq: r.seq, ...(r.team ? { team: r.team } : {}) };
     },
 
     'thread/renew': (p: { threadId: string; lease?: string }, c) => {

@@ -21,7 +21,11 @@ import { Replicator, type ReplicatorEvent, openTeam } from './watch.ts';
 adoptNativeSha256(createHash);
 
 async function withTeam<T>(g: GlobalOptions, body: (t: Team) => Promise<T>): Promise<T> {
-  const store = openStore(g);
+  return withStoreTeam(openStore(g), body);
+}
+
+/** A connection to the team of a store's home for the length of body (TM002 when unreachable). */
+async function withStoreTeam<T>(store: FsStore, body: (t: Team) => Promise<T>): Promise<T> {
   const t = await openTeam(store, requireConfig(store.home));
   try {
     return await body(t);
@@ -190,24 +194,24 @@ async function sessionCommand(g: GlobalOptions, name: string, args: string[], op
 }
 
 /**
- * `session resume` on a shared session another machine owned (dist/cli.cjs calls this
- * only then): take it without --steal — pull everything, bump the epoch, end the foreign
+ * `session resume` / `thread/resume` on a shared session another machine owned (src/ops/team.ts
+ * calls this only then, from dist/cli.cjs or dist/serve.cjs): take it without --steal — pull everything, bump the epoch, end the foreign
  * lease — before the usual resume. WS105 names the owner when it is still owned.
  */
-export async function takeForResume(g: GlobalOptions, id: string): Promise<{ epoch: number; previous_owner: string | null; pulled: number }> {
-  return withTeam(g, async (t) => {
+export async function takeForResume(store: FsStore, id: string): Promise<{ epoch: number; previous_owner: string | null; pulled: number }> {
+  return withStoreTeam(store, async (t) => {
     const r = await take(t, id, false);
     return { epoch: r.epoch, previous_owner: r.previous_owner, pulled: r.pulled };
   });
 }
 
 /**
- * `session release` on a shared session this machine owns: connects first (so an unreachable
+ * `session release` / `thread/release` on a shared session this machine owns: connects first (so an unreachable
  * database refuses before the lease moves), releases the local lease (`releaseLease`), then
  * pushes everything and gives ownership up in the same transaction.
  */
-export async function releaseForSession<T>(g: GlobalOptions, id: string, releaseLease: () => T): Promise<{ lease: T; pushed: number }> {
-  return withTeam(g, async (t) => {
+export async function releaseForSession<T>(store: FsStore, id: string, releaseLease: () => T): Promise<{ lease: T; pushed: number }> {
+  return withStoreTeam(store, async (t) => {
     // Still the owner at the epoch this machine knows? (Stolen while offline: refused before the lease moves.)
     const [row] = await t.sql`select owner, epoch, since from baton.sessions where id = ${id}`;
     if (!row) fail('TM003', `session ${id} is not shared`, { session: id });
