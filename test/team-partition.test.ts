@@ -121,7 +121,7 @@ test('a silent partition: the replicator reports unreachable within a bounded ti
   } finally {
     ipOk('link', 'set', hostDev, 'up');
   }
-  process.stderr.write(`# partition: B reported unreachable ${noticedMs} ms after the cut\n`);
+  process.stderr.write(`# partition: B reported unreachable ${noticedMs} ms after the cut: ${w.stderr().split('\n')[0]}\n`);
 
   await until(() => has('during the cut 2'), 'B catches up once the link is back', 60_000);
   acked.push(note(a, id, 'after the cut'));
@@ -133,5 +133,42 @@ test('a silent partition: the replicator reports unreachable within a bounded ti
   const evs = w.events();
   assert.equal(evs.at(-1)?.event, 'stopped');
   assert.ok(evs.filter((e) => e.event === 'connected').length >= 2, 'B connected again after the cut');
+  allAccounted([a, b], id, acked);
+});
+
+test('SIGTERM during a partition ends the replicator (exit 0) without waiting on the dead link', { skip }, async () => {
+  assert.ok(pg);
+  pg.psql('create database part2');
+  const a = machine('a');
+  const b = machine('b');
+  a.ok(['team', 'join', pg.url.replace(/\/postgres$/, '/part2'), '--name', 'a']);
+  b.ok(['team', 'join', `postgres://postgres@${hostAddr}:${pg.port}/part2`, '--name', 'b']);
+  const id = a.ok(['session', 'new', 'stopped in the dark']).id;
+  const acked = [note(a, id, 'shared before the cut')];
+  a.ok(['team', 'share', id]);
+  const w = watchInNamespace(b);
+  await until(() => fs.existsSync(join(b.home, 'sessions', id, 'events.jsonl')) && b.log(id).includes('shared before the cut'), 'B replicates the session');
+  let code: number | null = -1;
+  ipOk('link', 'set', hostDev, 'down');
+  try {
+    // B holds open connections (the LISTEN one, maybe a pass in flight) whose peer went silent.
+    acked.push(note(a, id, 'written during the cut'));
+    a.ok(['sync']);
+    w.p.kill('SIGTERM');
+    let exited = false;
+    void w.done.then((c) => {
+      code = c;
+      exited = true;
+    });
+    await until(() => exited, `B exits on SIGTERM during the partition (stderr: ${w.stderr()})`, NOTICE_LIMIT_MS);
+  } finally {
+    ipOk('link', 'set', hostDev, 'up');
+  }
+  assert.equal(code, 0, w.stderr());
+  assert.equal(w.events().at(-1)?.event, 'stopped');
+  // Nothing was lost: a plain sync (from the namespace) brings B up to date.
+  const r = spawnSync('ip', ['netns', 'exec', ns, process.execPath, BIN, 'sync', '--json'], { env: { ...process.env, ...b.env, BATON_HOME: b.home }, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.ok(b.log(id).includes('written during the cut'));
   allAccounted([a, b], id, acked);
 });

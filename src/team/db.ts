@@ -125,11 +125,20 @@ export function connect(url: string, opts: { max?: number } = {}): Sql {
   return sql;
 }
 
-/** Ends a client at once: its queries fail, its sockets (the LISTEN one's too) are destroyed, not left waiting on a dead peer. */
-export async function kill(sql: Sql): Promise<void> {
-  const ending = sql.end({ timeout: 0 }).catch(() => {});
+/**
+ * Ends a client: its queries get `timeoutS` seconds to finish, then fail; then its sockets
+ * (the LISTEN one's too) are destroyed — the client's own end() half-closes them and waits
+ * for the peer, which on a dead link keeps the process alive for the kernel's TCP timeouts.
+ */
+export async function close(sql: Sql, timeoutS = 1): Promise<void> {
+  await sql.end({ timeout: timeoutS }).catch(() => {});
   for (const s of socketsOf.get(sql) ?? []) s.destroy();
-  await ending;
+}
+
+/** Ends a client at once (close with no grace): a dead link, or a failure already reported. */
+export function kill(sql: Sql): Promise<void> {
+  for (const s of socketsOf.get(sql) ?? []) s.destroy();
+  return close(sql, 0);
 }
 
 /**

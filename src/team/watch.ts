@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import { readMarker } from '../store/replica.ts';
 import type { FsStore } from '../store/store.ts';
 import type { TeamConfig } from './config.ts';
-import { CHANNEL, connect, guard, isConnectionError, kill, maskUrl, migrate, unreachable } from './db.ts';
+import { CHANNEL, close, connect, guard, isConnectionError, kill, maskUrl, migrate, unreachable } from './db.ts';
 import { type SyncReport, type Team, syncOnce } from './replicate.ts';
 
 /** What a replicator reports as it runs (`sync --watch --json` prints one line each). */
@@ -171,7 +171,7 @@ export class Replicator {
         backoff = Math.min(backoff * 2, 10_000);
         continue;
       }
-      await t?.sql.end({ timeout: 1 }).catch(() => {});
+      if (t) await close(t.sql);
     }
     this.setState('stopped');
     say({ event: 'stopped' });
