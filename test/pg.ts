@@ -53,15 +53,29 @@ function run(cmd: string[], what: string): string {
   return r.stdout;
 }
 
-export async function startPg(): Promise<PgCluster> {
+export interface PgOptions {
+  /**
+   * One more address to listen on besides 127.0.0.1 (it must exist when the cluster starts),
+   * and the subnet (CIDR) trusted from it: test/team-partition.test.ts reaches the cluster from
+   * a network namespace through a veth pair. Other tests leave it out.
+   */
+  extra?: { address: string; subnet: string };
+}
+
+export async function startPg(o: PgOptions = {}): Promise<PgCluster> {
   const bin = pgBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (/usr/lib/postgresql/*/bin/initdb): .ci/run installs the postgresql package');
   const dir = fs.realpathSync(fs.mkdtempSync(join(tmpdir(), 'baton-pg-')));
   if (process.getuid?.() === 0) execFileSync('chown', ['postgres:postgres', dir]);
   const data = join(dir, 'data');
   run(asPostgres(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']), 'initdb');
+  if (o.extra) {
+    const hba = join(data, 'pg_hba.conf');
+    fs.writeFileSync(hba, `${fs.readFileSync(hba, 'utf8')}host all all ${o.extra.subnet} trust\n`);
+  }
   const port = await freePort();
-  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off -c max_connections=50`;
+  const listen = o.extra ? `127.0.0.1,${o.extra.address}` : '127.0.0.1';
+  const opts = `-c listen_addresses=${listen} -c port=${port} -c unix_socket_directories=${dir} -c fsync=off -c max_connections=50`;
   const cluster: PgCluster = {
     dir,
     port,

@@ -2,6 +2,7 @@
 // replicators. Loaded only by `team`/`sync` (dist/team.cjs), never on the hook path.
 // Every statement that carries data is a tagged template (parameterised by the client);
 // the only unparameterised text is the migrations' fixed DDL.
+import * as net from 'node:net';
 import postgres from 'postgres';
 import { BatonError } from '../core/errors.ts';
 import m0001 from './migrations/0001_schema.sql';
@@ -48,15 +49,153 @@ function passwordFromFile(url: string): string | undefined {
   return found.password ?? undefined;
 }
 
-export function connect(url: string, opts: { max?: number; onClose?: () => void } = {}): Sql {
+/**
+ * The client's timeouts (docs/team.md, "Timeouts"). The `postgres` client has no query
+ * timeout, and a link cut without a reset (a dead Wi-Fi, a partition) leaves a socket that
+ * the kernel gives up on only after its TCP timeouts, 12 to 15 minutes: these bound it.
+ */
+export const TIMEOUTS = {
+  /** A connection attempt (TCP and the server's first answer) that takes longer fails (CONNECT_TIMEOUT). */
+  connectS: 5,
+  /** Idle seconds before TCP keepalive probes start on an open connection (the LISTEN one is idle most of the time). */
+  keepAliveS: 10,
+  /** While an operation runs (guard()), the server is asked `select 1` on a connection of its own this often… */
+  probeEveryMs: 5_000,
+  /** …and must answer within this; otherwise the link is taken for dead and the operation fails with TM002. */
+  probeTimeoutMs: 10_000,
+} as const;
+
+/** The sockets of each client connect() made, so guard() can destroy them on a dead link (end() alone waits on the peer). */
+const socketsOf = new WeakMap<Sql, Set<net.Socket>>();
+
+/**
+ * Opens a TCP (or unix socket) connection to the first of the URL's hosts that answers within
+ * TIMEOUTS.connectS: the `postgres` client's `socket` option, so baton holds the sockets.
+ */
+function opener(sockets: Set<net.Socket>) {
+  return async (o: { host: string[]; port: number[]; path?: string | false }): Promise<net.Socket> => {
+    const targets: { host: string; port: number; path?: string }[] = o.path ? [{ host: o.host[0], port: o.port[0], path: o.path }] : o.host.map((host, i) => ({ host, port: o.port[i] ?? o.port[0] }));
+    let last: unknown;
+    for (const t of targets) {
+      try {
+        const s = await new Promise<net.Socket>((resolve, reject) => {
+          const s = t.path ? net.connect(t.path) : net.connect(t.port, t.host);
+          const timer = setTimeout(() => {
+            s.destroy();
+            reject(Object.assign(new Error(`no answer from ${t.path ?? `${t.host}:${t.port}`} within ${TIMEOUTS.connectS} s`), { code: 'CONNECT_TIMEOUT' }));
+          }, TIMEOUTS.connectS * 1000);
+          s.once('connect', () => {
+            clearTimeout(timer);
+            s.removeAllListeners('error');
+            resolve(s);
+          });
+          s.once('error', (e) => {
+            clearTimeout(timer);
+            reject(e);
+          });
+        });
+        // What the client reads for TLS's server name when it upgrades the socket.
+        Object.assign(s, { host: t.host, port: t.port });
+        sockets.add(s);
+        s.once('close', () => sockets.delete(s));
+        return s;
+      } catch (e) {
+        last = e;
+      }
+    }
+    throw last;
+  };
+}
+
+export function connect(url: string, opts: { max?: number } = {}): Sql {
   const password = passwordFromFile(url);
-  return postgres(url, {
+  const sockets = new Set<net.Socket>();
+  const sql = postgres(url, {
     ...(password !== undefined ? { password } : {}),
     max: opts.max ?? 1,
-    connect_timeout: 5,
+    connect_timeout: TIMEOUTS.connectS,
+    keep_alive: TIMEOUTS.keepAliveS,
     idle_timeout: 0,
     onnotice: () => {},
     connection: { application_name: 'baton' },
+    // Documented by the client (README, "Custom socket") but missing from its types.
+    ...({ socket: opener(sockets) } as object),
+  });
+  socketsOf.set(sql, sockets);
+  return sql;
+}
+
+/**
+ * Ends a client: its queries get `timeoutS` seconds to finish, then fail; then its sockets
+ * (the LISTEN one's too) are destroyed — the client's own end() half-closes them and waits
+ * for the peer, which on a dead link keeps the process alive for the kernel's TCP timeouts.
+ */
+export async function close(sql: Sql, timeoutS = 1): Promise<void> {
+  await sql.end({ timeout: timeoutS }).catch(() => {});
+  for (const s of socketsOf.get(sql) ?? []) s.destroy();
+}
+
+/** Ends a client at once (close with no grace): a dead link, or a failure already reported. */
+export function kill(sql: Sql): Promise<void> {
+  for (const s of socketsOf.get(sql) ?? []) s.destroy();
+  return close(sql, 0);
+}
+
+/**
+ * Runs `op` (which uses the clients `victims`); while it runs, every TIMEOUTS.probeEveryMs a
+ * `select 1` on a connection of its own (opened at the first probe, so a quick operation opens
+ * none) must answer within TIMEOUTS.probeTimeoutMs. When it does not, the link is taken for
+ * dead: the victims are killed and `op` fails with a connection error (ETIMEDOUT, so TM002).
+ * A long operation on a live link is never cut: only a server that stops answering is.
+ */
+export function guard<T>(url: string, victims: () => (Sql | null)[], op: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    let probe: Sql | null = null;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const finish = () => {
+      settled = true;
+      clearTimeout(timer);
+      if (probe) void kill(probe);
+    };
+    const dead = (why: string) => {
+      if (settled) return;
+      finish();
+      for (const v of victims()) if (v) void kill(v);
+      reject(Object.assign(new Error(why), { code: 'ETIMEDOUT' }));
+    };
+    const tick = () => {
+      probe ??= connect(url);
+      const p = probe;
+      const limit = setTimeout(() => dead(`no answer within ${TIMEOUTS.probeTimeoutMs / 1000} s (is the network cut?)`), TIMEOUTS.probeTimeoutMs);
+      p`select 1`.then(
+        () => {
+          clearTimeout(limit);
+          if (!settled) timer = setTimeout(tick, TIMEOUTS.probeEveryMs);
+        },
+        (e: unknown) => {
+          clearTimeout(limit);
+          if (isConnectionError(e)) return dead(`no answer: ${(e as Error)?.message ?? e}`);
+          // Not the link (too many connections …): ask again later on a new connection.
+          void kill(p);
+          if (probe === p) probe = null;
+          if (!settled) timer = setTimeout(tick, TIMEOUTS.probeEveryMs);
+        },
+      );
+    };
+    timer = setTimeout(tick, TIMEOUTS.probeEveryMs);
+    op().then(
+      (v) => {
+        if (settled) return;
+        finish();
+        resolve(v);
+      },
+      (e) => {
+        if (settled) return;
+        finish();
+        reject(e);
+      },
+    );
   });
 }
 
@@ -70,7 +209,7 @@ export function unreachable(url: string, e: unknown): BatonError {
 /** True for errors that mean "the database is not there right now" (retry later), not a refusal. */
 export function isConnectionError(e: unknown): boolean {
   const code = (e as { code?: string })?.code ?? '';
-  return /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|EPIPE|CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|57P01|57P02|57P03|08\w+|28\w+)$/.test(code) || (e as Error)?.message?.includes('ECONNREFUSED') === true;
+  return /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|EHOSTDOWN|ENETUNREACH|ENETDOWN|EPIPE|CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|57P01|57P02|57P03|08\w+|28\w+)$/.test(code) || (e as Error)?.message?.includes('ECONNREFUSED') === true;
 }
 
 /** Applies the migrations not yet applied, in one transaction under an advisory lock. Returns the version. */

@@ -10,7 +10,7 @@ import type { FsStore } from '../store/store.ts';
 import { readMarker } from '../store/replica.ts';
 import { cliWriter } from '../store/store.ts';
 import { type TeamConfig, checkMachineName, checkUrl, readConfig, removeConfig, requireConfig, writeConfig } from './config.ts';
-import { isConnectionError, maskUrl, unreachable } from './db.ts';
+import { close, guard, isConnectionError, kill, maskUrl, unreachable } from './db.ts';
 import { addRule, projectPath, removeRule, unsharedSessionsOf } from './projects.ts';
 import { type SyncReport, type Team, conflictFiles, release, sessionRows, share, shareMany, syncOnce, take, unshare } from './replicate.ts';
 import { pickConflicts, resolveConflicts } from './resolve.ts';
@@ -28,12 +28,14 @@ async function withTeam<T>(g: GlobalOptions, body: (t: Team) => Promise<T>): Pro
 async function withStoreTeam<T>(store: FsStore, body: (t: Team) => Promise<T>): Promise<T> {
   const t = await openTeam(store, requireConfig(store.home));
   try {
-    return await body(t);
+    // A link cut mid-command is TM002 within seconds (db.ts guard), not a wait on TCP's timeouts.
+    return await guard(t.cfg.url, () => [t.sql], () => body(t));
   } catch (e) {
+    await kill(t.sql);
     if (isConnectionError(e)) throw unreachable(t.cfg.url, e);
     throw e;
   } finally {
-    await t.sql.end({ timeout: 1 }).catch(() => {});
+    await close(t.sql);
   }
 }
 
@@ -100,7 +102,7 @@ export async function teamCommand(name: string, g: GlobalOptions, args: string[]
         const cfg: TeamConfig = { url, machine, joined_at: isoMillis(new Date()) };
         const t = await openTeam(store, cfg);
         const [{ v }] = await t.sql`select max(version) as v from baton.schema_version`;
-        await t.sql.end({ timeout: 1 });
+        await close(t.sql);
         claimHome(store.home);
         writeConfig(store.home, cfg);
         return { json: { ok: true, machine, url: maskUrl(url), schema_version: v }, text: `joined the team at ${maskUrl(url)} as ${machine} (schema version ${v})` };
@@ -245,8 +247,9 @@ async function status(g: GlobalOptions): Promise<CommandResult> {
     };
   }
   try {
-    const machines = (await t.sql`select name, last_seen from baton.machines order by name`).map((m) => ({ name: String(m.name), last_seen: new Date(m.last_seen).toISOString() }));
-    const rows = await sessionRows(t.sql);
+    const sql = t.sql;
+    const [machineRows, rows] = await guard(cfg.url, () => [sql], () => Promise.all([sql`select name, last_seen from baton.machines order by name`, sessionRows(sql)]));
+    const machines = machineRows.map((m) => ({ name: String(m.name), last_seen: new Date(m.last_seen).toISOString() }));
     const sessions = rows.map((r) => {
       const local = store.exists(r.id) ? store.view(r.id).scan.lastSeq : 0;
       return { id: r.id, owner: r.owner, epoch: r.epoch, team_seq: r.last_seq, local_seq: local, lag: r.last_seq - local, owned_here: r.owner === cfg.machine };
@@ -258,8 +261,16 @@ async function status(g: GlobalOptions): Promise<CommandResult> {
       ...conflictLines(conflicts),
     ];
     return { json: { ok: true, ...base, reachable: true, machines, sessions }, text, exitCode: conflicts.length ? 1 : 0 };
+  } catch (e) {
+    if (!isConnectionError(e)) throw e;
+    await kill(t.sql);
+    const err = unreachable(cfg.url, e);
+    return {
+      json: { ok: true, ...base, reachable: false, error: { code: err.code, message: err.message } },
+      text: [`machine ${cfg.machine} · ${maskUrl(cfg.url)} · unreachable: ${err.message}`, ...conflictLines(conflicts)],
+    };
   } finally {
-    await t.sql.end({ timeout: 1 }).catch(() => {});
+    await close(t.sql);
   }
 }
 

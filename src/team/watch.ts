@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import { readMarker } from '../store/replica.ts';
 import type { FsStore } from '../store/store.ts';
 import type { TeamConfig } from './config.ts';
-import { CHANNEL, connect, isConnectionError, maskUrl, migrate, unreachable } from './db.ts';
+import { CHANNEL, close, connect, guard, isConnectionError, kill, maskUrl, migrate, unreachable } from './db.ts';
 import { type SyncReport, type Team, syncOnce } from './replicate.ts';
 
 /** What a replicator reports as it runs (`sync --watch --json` prints one line each). */
@@ -35,14 +35,19 @@ export interface ReplicatorStatus {
   retry_ms: number | null;
 }
 
-/** Connects, migrates and records this machine as seen; TM002 when the database cannot be reached. */
+/**
+ * Connects, migrates and records this machine as seen; TM002 when the database cannot be
+ * reached, or stops answering meanwhile (guard).
+ */
 export async function openTeam(store: FsStore, cfg: TeamConfig): Promise<Team> {
   const sql = connect(cfg.url);
   try {
-    await migrate(sql);
-    await sql`insert into baton.machines (name) values (${cfg.machine}) on conflict (name) do update set last_seen = now()`;
+    await guard(cfg.url, () => [sql], async () => {
+      await migrate(sql);
+      await sql`insert into baton.machines (name) values (${cfg.machine}) on conflict (name) do update set last_seen = now()`;
+    });
   } catch (e) {
-    await sql.end({ timeout: 0 }).catch(() => {});
+    await kill(sql);
     if (isConnectionError(e)) throw unreachable(cfg.url, e);
     throw e;
   }
@@ -122,10 +127,15 @@ export class Replicator {
       let t: Team | null = null;
       try {
         t = await openTeam(this.store, this.cfg);
-        await t.sql.listen(CHANNEL, () => {
-          this.dirty = true;
-          this.wakeFn?.();
-        });
+        const team = t;
+        // Every round trip is guarded: a link cut without a reset is found within
+        // TIMEOUTS.probeEveryMs + probeTimeoutMs (db.ts), not after the kernel's TCP timeouts.
+        await guard(this.cfg.url, () => [team.sql], () =>
+          team.sql.listen(CHANNEL, () => {
+            this.dirty = true;
+            this.wakeFn?.();
+          }),
+        );
         backoff = 250;
         this.setState('connected');
         say({ event: 'connected', machine: this.cfg.machine });
@@ -135,7 +145,7 @@ export class Replicator {
           if (this.dirty || this.localChanged() || now - lastFull > 5000) {
             this.dirty = false;
             lastFull = now;
-            const r = await syncOnce(t);
+            const r = await guard(this.cfg.url, () => [team.sql], () => syncOnce(team));
             if (r.shared.length || r.pushed.length || r.pulled.length || r.refused.length || r.unshared.length) {
               this.st.last_sync_at = new Date().toISOString();
               this.st.pushed += r.pushed.reduce((n, p) => n + p.pushed, 0);
@@ -149,7 +159,7 @@ export class Replicator {
           await this.sleep(interval);
         }
       } catch (e) {
-        await t?.sql.end({ timeout: 0 }).catch(() => {});
+        if (t) await kill(t.sql);
         if (!isConnectionError(e) && (e as { code?: string })?.code !== 'TM002') {
           this.setState('stopped', { last_error: { code: (e as { code?: string })?.code ?? 'INTERNAL', message: (e as Error)?.message ?? String(e) } });
           throw e;
@@ -161,7 +171,7 @@ export class Replicator {
         backoff = Math.min(backoff * 2, 10_000);
         continue;
       }
-      await t?.sql.end({ timeout: 1 }).catch(() => {});
+      if (t) await close(t.sql);
     }
     this.setState('stopped');
     say({ event: 'stopped' });
