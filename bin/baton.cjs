@@ -12,8 +12,14 @@ const s = process.argv.indexOf('session');
 const help = process.argv.includes('--help') || process.argv.includes('-h');
 const first = process.argv[2] === '--home' ? process.argv[4] : process.argv[2];
 const serve = first === 'serve';
-if (process.argv[2] === 'hook' && !help) require('../dist/hook-boot.cjs');
-else if (serve) require('../dist/serve.cjs');
+if (process.argv[2] === 'hook' && !help) {
+  // The hook's loader, loaded as require() would but without its resolution: no lookup of
+  // package.json, no stat or realpath of the file (~1 M instructions per hook; docs/adr/0018).
+  const Module = module.constructor;
+  const file = require('node:path').join(__dirname, '..', 'dist', 'hook-boot.cjs');
+  const boot = new Module(file, module);
+  boot.load(file);
+} else if (serve) require('../dist/serve.cjs');
 else if (first === 'mcp') require('../dist/mcp.cjs');
 else if (s >= 2 && process.argv[s + 1] === 'list') require('../dist/list.cjs');
 else require('../dist/cli.cjs');

@@ -6,6 +6,9 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
+/** Members of node: modules that are getters loading more modules on first read. */
+const LAZY_MEMBERS = new Set(['promises', 'ReadStream', 'WriteStream', 'FileReadStream', 'FileWriteStream']);
+
 // `import * as fs from 'node:fs'` bundles to a __toESM copy of the whole module, which
 // runs every lazy getter (fs.promises, ReadStream ...) and loads their modules: ~10 ms on
 // every hook. Rewrite such imports to named imports of just the members the file uses.
@@ -19,7 +22,10 @@ const namedNodeImports = {
         const used = [...new Set([...src.matchAll(new RegExp(`\\b${ns}\\s*\\.\\s*(\\w+)`, 'g'))].map((m) => m[1]))];
         if (used.length === 0) return '';
         const alias = (n) => `__${ns}_${n}`;
-        return `import { ${used.map((n) => `${n} as ${alias(n)}`).join(', ')} } from '${mod}'; const ${ns} = { ${used.map((n) => `${n}: ${alias(n)}`).join(', ')} };`;
+        // A lazy getter of the module (fs.promises loads fs/promises, readline, watchers ...:
+        // ~18 M instructions, docs/adr/0018) stays a getter, read when first used.
+        const member = (n) => (LAZY_MEMBERS.has(n) ? `get ${n}() { return ${alias(n)}; }` : `${n}: ${alias(n)}`);
+        return `import { ${used.map((n) => `${n} as ${alias(n)}`).join(', ')} } from '${mod}'; const ${ns} = { ${used.map(member).join(', ')} };`;
       });
       return { contents: src, loader: 'ts' };
     });

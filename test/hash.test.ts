@@ -1,10 +1,19 @@
-// The pure-JS SHA-256 agrees with node:crypto on every length around block borders and on large, multi-byte input.
+// SHA-256 (src/core/hash.ts): the WebAssembly compression function and the JavaScript one (where
+// WebAssembly is missing) agree with node:crypto on every length around block borders, across
+// the module's 64 KiB input chunks, and on large, multi-byte input; the module's bytes are the
+// ones scripts/gen-sha256-wasm.mjs assembles.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
-import { pureSha256Hex as sha256Hex } from '../src/core/hash.ts';
+import { sha256, sha256Js, pureSha256Hex as sha256Hex } from '../src/core/hash.ts';
+import { SHA256_WASM } from '../src/core/sha256-wasm.ts';
+import { ROOT } from './helpers.ts';
 
 const ref = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
+const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 test('sha256Hex matches node:crypto for lengths 0..300 and known vectors', () => {
   assert.equal(sha256Hex(''), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
@@ -12,6 +21,7 @@ test('sha256Hex matches node:crypto for lengths 0..300 and known vectors', () =>
   for (let n = 0; n <= 300; n++) {
     const b = randomBytes(n);
     assert.equal(sha256Hex(b), ref(b), `length ${n}`);
+    assert.equal(hex(sha256Js(b)), ref(b), `length ${n}, JavaScript`);
   }
 });
 
@@ -20,4 +30,23 @@ test('sha256Hex hashes strings as UTF-8 and large inputs correctly', () => {
   assert.equal(sha256Hex(s), ref(s));
   const big = randomBytes(3 * 1024 * 1024 + 17);
   assert.equal(sha256Hex(big), ref(big));
+  assert.equal(hex(sha256Js(big)), ref(big));
+});
+
+test('the WebAssembly path: lengths around its 64 KiB input chunks, and a hash leaves no state behind', () => {
+  for (const n of [64511, 64512, 64513, 64512 * 2 - 1, 64512 * 2, 64512 * 2 + 55, 64512 * 2 + 56, 64512 * 2 + 64]) {
+    const b = randomBytes(n);
+    assert.equal(hex(sha256(b)), ref(b), `length ${n}`);
+  }
+  const a = randomBytes(1000);
+  const first = hex(sha256(a));
+  sha256(randomBytes(70_000));
+  assert.equal(hex(sha256(a)), first);
+});
+
+test('src/core/sha256-wasm.ts is what scripts/gen-sha256-wasm.mjs writes, and a valid module', async () => {
+  const gen: { sha256WasmSource: () => string } = await import(pathToFileURL(join(ROOT, 'scripts/gen-sha256-wasm.mjs')).href);
+  assert.equal(fs.readFileSync(join(ROOT, 'src/core/sha256-wasm.ts'), 'utf8'), gen.sha256WasmSource());
+  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(SHA256_WASM)));
+  assert.deepEqual(Object.keys(exports).sort(), ['blocks', 'memory']);
 });

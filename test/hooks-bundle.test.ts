@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { build } from 'esbuild';
-import { ROOT, tmpDir } from './helpers.ts';
+import { baton, ROOT, tmpDir } from './helpers.ts';
 
 const FORBIDDEN = [/node_modules\/commander\//, /node_modules\/zod\//, /node_modules\/better-sqlite3\//, /node_modules\/jsonc-parser\//, /node_modules\/postgres\//, /^src\/team\//, /^src\/index\//, /^src\/cli\//, /^src\/providers\/(install|settings|shim)\.ts$/];
 
@@ -75,4 +75,23 @@ test('postgres lives only in dist/team.cjs: the command line and the app server 
     assert.ok(!text.includes('node_modules/postgres'), `${b} inlines postgres`);
     assert.ok(!/require\(["']postgres["']\)/.test(text), `${b} requires postgres`);
   }
+});
+
+test('a prompt hook loads none of the modules behind fs lazy getters (fs/promises, readline, watchers): the build keeps fs.promises a getter', () => {
+  const root = tmpDir();
+  const home = join(root, 'store');
+  const list = join(root, 'modules.txt');
+  const preload = join(root, 'list-modules.cjs');
+  // At exit, the built-in modules this process loaded (the hook's own and Node's).
+  fs.writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`);
+  const sid = 'b0a7b0a7-1111-4222-8333-444455556666';
+  const env = { NODE_OPTIONS: `--require ${preload}` };
+  const start = baton(['hook', 'claude'], { home, env, input: JSON.stringify({ session_id: sid, cwd: root, hook_event_name: 'SessionStart', source: 'startup' }) });
+  assert.equal(start.code, 0, start.stderr);
+  const r = baton(['hook', 'claude'], { home, env, input: JSON.stringify({ session_id: sid, cwd: root, hook_event_name: 'UserPromptSubmit', prompt: 'add a retry' }) });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /TASK_POINTER_V2/);
+  const loaded = fs.readFileSync(list, 'utf8').split('\n');
+  assert.ok(loaded.includes('NativeModule fs'), 'the list is the real one');
+  for (const m of ['internal/fs/promises', 'readline', 'internal/readline/interface', 'internal/fs/watchers', 'internal/fs/dir', 'string_decoder']) assert.ok(!loaded.includes(`NativeModule ${m}`), m);
 });

@@ -1,7 +1,13 @@
-// SHA-256 in one place. The hook path uses a small pure-JS implementation: loading
-// node:crypto costs a hook process ~5 ms, more than hashing everything a hook hashes (a
-// chain line, a prompt, a pointer text). Processes that hash a lot (the CLI verifying or
-// streaming a log, the index, the bench) install node:crypto's with adoptNativeSha256().
+// SHA-256 in one place. The hook path uses its own: loading node:crypto costs a hook process
+// ~5 ms, more than hashing everything a hook hashes (a chain line, a prompt, a pointer text).
+// The compression function runs as a small WebAssembly module (src/core/sha256-wasm.ts, from
+// scripts/gen-sha256-wasm.mjs): a process that lives for one event runs JavaScript in V8's
+// interpreter and baseline tiers, where the same function in JavaScript costs ~5 M
+// instructions per KB hashed, the module ~0.2 M to compile and run (docs/adr/0018). Where
+// WebAssembly is missing (`--jitless`) the JavaScript function below runs instead. Processes
+// that hash a lot (the CLI verifying or streaming a log, the index, the bench) install
+// node:crypto's with adoptNativeSha256().
+import { SHA256_WASM, SHA256_WASM_INPUT } from './sha256-wasm.ts';
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
@@ -60,8 +66,67 @@ function compress(h: Uint32Array, data: Uint8Array, off: number): void {
   h[7] = (h[7] + hh) | 0;
 }
 
+/** The initial state. */
+const IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+
+interface WasmSha256 {
+  /** The module's memory (one 64 KiB page, never grown), as bytes and as words. */
+  mem: Uint8Array;
+  view: DataView;
+  /** Runs the compression function over n 64-byte blocks at byte p, updating the state. */
+  blocks: (p: number, n: number) => void;
+}
+
+/** The instantiated module, null where WebAssembly is missing, undefined before first use. */
+let wasm: WasmSha256 | null | undefined;
+
+function wasmSha256(): WasmSha256 | null {
+  if (wasm !== undefined) return wasm;
+  try {
+    const { exports } = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(SHA256_WASM)));
+    const memory = exports.memory as WebAssembly.Memory;
+    wasm = { mem: new Uint8Array(memory.buffer), view: new DataView(memory.buffer), blocks: exports.blocks as (p: number, n: number) => void };
+  } catch {
+    wasm = null;
+  }
+  return wasm;
+}
+
+/** Input bytes copied into the module's memory per call: whole blocks filling the page after SHA256_WASM_INPUT. */
+const WASM_CHUNK = 65536 - SHA256_WASM_INPUT;
+
 export function sha256(input: Uint8Array): Uint8Array {
-  const h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+  const w = wasmSha256();
+  return w ? sha256Wasm(w, input) : sha256Js(input);
+}
+
+function sha256Wasm(w: WasmSha256, input: Uint8Array): Uint8Array {
+  const { mem, view } = w;
+  for (let k = 0; k < 8; k++) view.setUint32(4 * k, IV[k], true);
+  const len = input.length;
+  const full = len - (len % 64);
+  for (let off = 0; off < full; off += WASM_CHUNK) {
+    const n = Math.min(WASM_CHUNK, full - off);
+    mem.set(input.subarray(off, off + n), SHA256_WASM_INPUT);
+    w.blocks(SHA256_WASM_INPUT, n / 64);
+  }
+  const rest = len - full;
+  const end = rest < 56 ? 64 : 128;
+  mem.fill(0, SHA256_WASM_INPUT, SHA256_WASM_INPUT + end);
+  mem.set(input.subarray(full), SHA256_WASM_INPUT);
+  mem[SHA256_WASM_INPUT + rest] = 0x80;
+  view.setUint32(SHA256_WASM_INPUT + end - 8, Math.floor(len / 0x20000000), false);
+  view.setUint32(SHA256_WASM_INPUT + end - 4, (len * 8) >>> 0, false);
+  w.blocks(SHA256_WASM_INPUT, end / 64);
+  const out = new Uint8Array(32);
+  const outView = new DataView(out.buffer);
+  for (let k = 0; k < 8; k++) outView.setUint32(4 * k, view.getUint32(4 * k, true), false);
+  return out;
+}
+
+/** The same in JavaScript (where WebAssembly is missing). */
+export function sha256Js(input: Uint8Array): Uint8Array {
+  const h = new Uint32Array(IV);
   const len = input.length;
   const full = len - (len % 64);
   for (let off = 0; off < full; off += 64) compress(h, input, off);

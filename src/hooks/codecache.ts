@@ -159,7 +159,7 @@ export interface CachedRun<T> {
 }
 
 /**
- * Compiles and runs the CommonJS file `file` (as Node's loader would: exports, require, module,
+ * Compiles and runs the CommonJS file `file`, ASCII (as Node's loader would: exports, require, module,
  * __filename, __dirname) with the code cache of `home`, and returns its exports. `bundleHash`
  * is the file's build hash (the build writes it into the loader). `req` serves the file's own
  * require() calls (the hook bundle requires only node: built-ins).
@@ -173,7 +173,9 @@ export function runWithCodeCache<T>(file: string, bundleHash: string, home: stri
     const st = fstatSync(fd);
     size = st.size;
     mtimeMs = st.mtimeMs;
-    source = readAll(fd, size).toString('utf8');
+    // The bundle is ASCII (scripts/build.mjs refuses any other byte): latin1 reads it as UTF-8
+    // would, without UTF-8's scan of 130 KB for multi-byte sequences (docs/adr/0018).
+    source = readAll(fd, size).toString('latin1');
   } finally {
     closeSync(fd);
   }

@@ -49,6 +49,9 @@ export function ensureSubdir(dir: string): void {
 }
 
 function mkdirOnce(dir: string, opts: { followLink?: boolean }): 'ok' | 'ENOENT' {
+  // A folder that is there already (the usual case on the hook path): an lstat says so without
+  // the EEXIST error a mkdir would build (docs/adr/0018). Anything else goes the mkdir way.
+  if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return 'ok';
   try {
     fs.mkdirSync(dir, { mode: DIR_MODE });
     fs.chmodSync(dir, DIR_MODE);

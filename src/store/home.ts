@@ -5,7 +5,7 @@
 // is written, and so is the filesystem root. What a crash leaves: a store without its marker,
 // adopted by its layout next time.
 import * as fs from 'node:fs';
-import { join, parse, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { nodeOs } from '../core/host.ts';
 import { FILE_MODE, ensureDir, linkRefused } from './fsutil.ts';
@@ -33,7 +33,8 @@ const claimed = new Set<string>();
  */
 export function claimHome(home: string): void {
   if (claimed.has(home)) return;
-  if (parse(home).root === home) fail('WS011', `refusing ${home} as the store: the filesystem root is never a baton store; pick a folder of its own`, { home });
+  // The root is its own parent (dirname, not path.parse: the hook compiles one function less).
+  if (dirname(home) === home) fail('WS011', `refusing ${home} as the store: the filesystem root is never a baton store; pick a folder of its own`, { home });
   const marker = join(home, HOME_MARKER);
   const st = fs.lstatSync(marker, { throwIfNoEntry: false });
   if (st?.isSymbolicLink()) linkRefused(marker);

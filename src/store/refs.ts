@@ -72,6 +72,8 @@ export function readRefs(store: FsStore, sessionId: string): StoredRef[] {
   const dir = refsDir(store, sessionId);
   let names: string[];
   try {
+    // Most sessions have no refs: an lstat that says so costs the hook less than a readdir's ENOENT error.
+    if (!fs.lstatSync(dir, { throwIfNoEntry: false })) return [];
     names = fs.readdirSync(dir);
   } catch {
     return [];
