@@ -100,6 +100,24 @@ test('overlapping findings become one <redacted>; redacting twice changes nothin
   assert.equal(r2.count, 0);
 });
 
+test('redaction is idempotent for every sample and near-miss: what redactText returned comes back unchanged, without a second scan', () => {
+  for (const t of [...SAMPLES.map((s) => s.text), ...NEAR_MISSES]) {
+    const once = redactDefault(t).text;
+    assert.equal(redactDefault(once).text, once, JSON.stringify(t).slice(0, 120));
+  }
+  // redactText remembers its last few long outputs (a hook redacts a prompt, then appends it).
+  const secret = SAMPLES.find((s) => s.id === 'jwt')?.secret as string;
+  const long = (i: number): string => `request ${i}: the upload client retries with backoff, token ${secret} for now`;
+  const out = redactText(long(0));
+  assert.ok(!out.includes(secret) && out.length >= 64);
+  assert.equal(redactText(out), out);
+  // Anything else is scanned: a text never returned, and one pushed out by newer texts.
+  for (let i = 1; i <= 8; i++) assert.ok(!redactText(long(i)).includes(secret), `text ${i}`);
+  assert.equal(redactText(out), out);
+  const planted = `${out} and again ${secret}`;
+  assert.ok(!redactText(planted).includes(secret));
+});
+
 test('a PEM block: the header opens it, the END line closes it; without END the body is taken', () => {
   const body = Array.from({ length: 5 }, (_, i) => fake(`${AN}+/`, 64, 400 + i)).join('\n');
   const head = `-----${'BEGIN'} EC PRIVATE KEY-----`;

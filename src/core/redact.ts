@@ -633,8 +633,27 @@ export interface UserPattern {
 }
 
 /** Redacts one string: with the default rules, or with the given user patterns instead. */
+/**
+ * The last few texts the default rules returned. Redaction is idempotent (test/redact.test.ts),
+ * so one of them coming back (a hook redacts a prompt, then appends the event carrying it, which
+ * redacts every string again) is returned as it is instead of scanned twice. A handful only:
+ * a long-running server must not hold on to what it redacted.
+ */
+const recentlyRedacted: string[] = [];
+const RECENT_KEPT = 4;
+/** Shorter texts are scanned again: cheaper than comparing. */
+const RECENT_MIN_CHARS = 64;
+
 export function redactText(text: string, patterns?: readonly UserPattern[]): string {
-  if (!patterns) return redactDefault(text).text;
+  if (!patterns) {
+    if (text.length >= RECENT_MIN_CHARS && recentlyRedacted.includes(text)) return text;
+    const out = redactDefault(text).text;
+    if (out.length >= RECENT_MIN_CHARS) {
+      if (recentlyRedacted.length === RECENT_KEPT) recentlyRedacted.shift();
+      recentlyRedacted.push(out);
+    }
+    return out;
+  }
   let out = text;
   for (const p of patterns) {
     p.re.lastIndex = 0;

@@ -17,4 +17,13 @@ const KIND_BITS: Record<string, number> = { start: 1, prompt: 2, 'pre-compact': 
 const home = resolveHome(parseHookArgs(process.argv.slice(3)).home);
 const run = runWithCodeCache<{ ran?: { stored?: boolean; kind?: string } }>(join(__dirname, 'hook.cjs'), BATON_HOOK_SHA, home, require);
 const ran = run.exports.ran;
-if (ran?.stored && process.env.BATON_VERIFY !== '1') run.save((ran.kind !== undefined && Object.hasOwn(KIND_BITS, ran.kind) && KIND_BITS[ran.kind]) || 0);
+if (ran?.stored && process.env.BATON_VERIFY !== '1') {
+  const kind = (ran.kind !== undefined && Object.hasOwn(KIND_BITS, ran.kind) && KIND_BITS[ran.kind]) || 0;
+  // save() decides the same; asked here first, it is not even compiled when the cache serves.
+  if (run.cache !== 'used' || (run.covered & kind) !== kind) run.save(kind);
+}
+// Everything the hook says went out through synchronous writes and nothing is pending: the
+// process ends here, without the teardown of a natural exit (freeing the heap page by page;
+// docs/adr/0018). process.exit(), not the process.reallyExit() it ends in: 'exit' listeners
+// (a preload of the user's, NODE_OPTIONS=--require ...) still run.
+if (ran) process.exit();

@@ -36,27 +36,46 @@ export interface CodeCache {
   covered: number;
 }
 
-export const cacheDirOf = (home: string): string => join(home, 'cache');
+// Every function of the reading side below is compiled afresh by every hook process (the loader
+// has no cache of its own): small helpers are written inline (docs/adr/0018).
 
-/** The cache file's name for this bundle (build hash, size, mtime) and this Node (version, arch). */
+/** The cache folder of a home. */
+export const cacheDirOf = (home: string): string => `${home}/cache`;
+
+/**
+ * The cache file's name: `hook-<build hash>-<size>-<mtime>--` (the bundle; the writer keeps
+ * files of this prefix only) and this Node's version and arch.
+ */
 export function cacheNameOf(bundleHash: string, size: number, mtimeMs: number): string {
-  return `${bundleKeyOf(bundleHash, size, mtimeMs)}${process.version}-${process.arch}${SUFFIX}`;
+  return `hook-${bundleHash.slice(0, 16)}-${size}-${Math.floor(mtimeMs)}--${process.version}-${process.arch}${SUFFIX}`;
 }
 
-const bundleKeyOf = (bundleHash: string, size: number, mtimeMs: number): string => `hook-${bundleHash.slice(0, 16)}-${size}-${Math.floor(mtimeMs)}--`;
-
-const ownUid = (): number => (typeof process.getuid === 'function' ? process.getuid() : -1);
-
 /** A folder or file we may trust: ours, not writable by group or others. */
-const trusted = (st: { uid: number; mode: number }): boolean => (ownUid() === -1 || st.uid === ownUid()) && (st.mode & 0o022) === 0;
+function trusted(st: { uid: number; mode: number }): boolean {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : -1;
+  return (uid === -1 || st.uid === uid) && (st.mode & 0o022) === 0;
+}
 
-/** The cache folder, when it is a real folder of ours; never follows a symlink. */
+/** File type bits of st_mode (S_IFMT), a folder's (S_IFDIR) and a regular file's (S_IFREG). */
+const S_IFMT = 0o170000;
+const S_IFDIR = 0o040000;
+const S_IFREG = 0o100000;
+
+/**
+ * The cache folder, when it is a real folder of ours; never follows a symlink. Opened with
+ * O_DIRECTORY|O_NOFOLLOW and fstat'd: the same two calls the hook makes anyway, where lstat
+ * and its Stats helpers would be compiled for this check alone (docs/adr/0018).
+ */
 function cacheDirIfSafe(dir: string): boolean {
+  let fd: number | undefined;
   try {
-    const st = lstatSync(dir);
-    return st.isDirectory() && trusted(st);
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    const st = fstatSync(fd);
+    return (st.mode & S_IFMT) === S_IFDIR && trusted(st);
   } catch {
     return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -69,7 +88,7 @@ function readAll(fd: number, size: number): Buffer {
     if (n <= 0) break;
     off += n;
   }
-  return off === size ? buf : buf.subarray(0, off);
+  return off === size ? buf : Buffer.from(buf.buffer, buf.byteOffset, off);
 }
 
 /** The cache, or undefined when there is none we may use. */
@@ -77,16 +96,20 @@ export function readCodeCache(dir: string, name: string): CodeCache | undefined 
   if (!cacheDirIfSafe(dir)) return undefined;
   let fd: number | undefined;
   try {
-    fd = openSync(join(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW);
+    fd = openSync(`${dir}/${name}`, constants.O_RDONLY | constants.O_NOFOLLOW);
     const st = fstatSync(fd);
-    if (!st.isFile() || !trusted(st) || st.size <= HEADER_BYTES || st.size > MAX_CACHE_BYTES) return undefined;
-    const buf = readAll(fd, st.size);
-    if (buf.length !== st.size || !buf.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
-    const n = buf.readUInt32LE(MAGIC.length + 4);
-    if (n === 0 || st.size !== HEADER_BYTES + 2 * n) return undefined;
+    const size = st.size;
+    if ((st.mode & S_IFMT) !== S_IFREG || !trusted(st) || size <= HEADER_BYTES || size > MAX_CACHE_BYTES) return undefined;
+    const buf = readAll(fd, size);
+    if (buf.length !== size) return undefined;
+    for (let i = 0; i < MAGIC.length; i++) if (buf[i] !== MAGIC[i]) return undefined;
+    // A DataView (V8's own code), not readUInt32LE (Node's JavaScript, compiled on first use).
+    const view = new DataView(buf.buffer, buf.byteOffset, size);
+    const n = view.getUint32(MAGIC.length + 4, true);
+    if (n === 0 || size !== HEADER_BYTES + 2 * n) return undefined;
     const data = buf.subarray(HEADER_BYTES, HEADER_BYTES + n);
     if (!data.equals(buf.subarray(HEADER_BYTES + n))) return undefined;
-    return { data, covered: buf.readUInt32LE(MAGIC.length) };
+    return { data, covered: view.getUint32(MAGIC.length, true) };
   } catch {
     return undefined;
   } finally {
@@ -151,6 +174,8 @@ export interface CachedRun<T> {
   exports: T;
   /** How the cache served: used, absent, rejected (by V8). */
   cache: 'used' | 'absent' | 'rejected';
+  /** The kinds the cache used covers (0 when none was used). */
+  covered: number;
   /**
    * After the bundle's work, for an event of kind bit `kind`: makes and writes the cache when
    * none was used or the one used does not cover that kind yet. Returns whether it wrote.
@@ -179,7 +204,7 @@ export function runWithCodeCache<T>(file: string, bundleHash: string, home: stri
   } finally {
     closeSync(fd);
   }
-  const dir = cacheDirOf(home);
+  const dir = `${home}/cache`; // cacheDirOf(home), inline: one function less to compile
   const name = cacheNameOf(bundleHash, size, mtimeMs);
   const cached = readCodeCache(dir, name);
   const cachedData = cached?.data;
@@ -198,5 +223,5 @@ export function runWithCodeCache<T>(file: string, bundleHash: string, home: stri
   const covered = cache === 'used' && cached ? cached.covered : 0;
   const save = (kind: number): boolean =>
     (covered & kind) === kind && cache === 'used' ? false : writeCodeCache(dir, name, () => ({ data: script.createCachedData(), covered: covered | kind }));
-  return { exports: mod.exports, cache, save };
+  return { exports: mod.exports, cache, covered, save };
 }

@@ -29,8 +29,8 @@ export interface HookInvocation {
   now: Date;
   /** The exact command line that publishes a pointer (PUBLISHER=). */
   publisherCommand: string;
-  /** The process's working directory, when the payload names none. */
-  cwd: string;
+  /** The process's working directory, asked only when a session is made and the payload names none. */
+  cwd: () => string;
 }
 
 /** Parses `--aspects a,b` (unknown names reported, not fatal). */
@@ -95,7 +95,7 @@ export function runHook(inv: HookInvocation): HookRun {
     try {
       store.ensure(sessionId, {
         title: (ev.kind === 'prompt' && titleFromPrompt(ev.prompt ?? '')) || defaultTitle(adapter.name, ev.providerSessionId),
-        workspace: describeWorkspace(ev.cwd ?? inv.cwd),
+        workspace: describeWorkspace(ev.cwd ?? inv.cwd()),
         writer,
         createdBy: `hook:${adapter.name}`,
       });
@@ -112,7 +112,7 @@ export function runHook(inv: HookInvocation): HookRun {
     try {
       queuePrompt(store, sessionId, adapter.name, ev.providerSessionId, promptPayload(ev.prompt ?? ''), promptWriter, {
         from: defaultTitle(adapter.name, ev.providerSessionId),
-        to: titleFromPrompt(ev.prompt ?? ''),
+        to: () => titleFromPrompt(ev.prompt ?? ''),
       });
       promptQueued = true;
     } catch (e) {

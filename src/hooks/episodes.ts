@@ -258,14 +258,16 @@ export function queuePrompt(
   providerSessionId: string,
   payload: Record<string, unknown>,
   writer: Writer,
-  retitle?: { from: string; to: string | null },
+  retitle?: { from: string; to: () => string | null },
 ): void {
   const dir = store.dir(sessionId);
   const idx = loadEpisodes(dir);
   const ep = findOpen(idx, provider, providerSessionId);
   const events: EventInput[] = [{ type: 'prompt.submitted', surface: writer.surface, actor: writer.actor, payload: { episode: ep?.episode ?? null, ...payload } }];
-  if (retitle?.to && idx.title?.auto && idx.title.text === retitle.from && retitle.to !== retitle.from) {
-    events.push({ type: 'session.titled', surface: writer.surface, actor: 'system', payload: { title: retitle.to, from: 'prompt' } });
+  // The new title is made (a redaction of the first line) only while the title is still the default one.
+  const title = retitle && idx.title?.auto && idx.title.text === retitle.from ? retitle.to() : null;
+  if (retitle && title && title !== retitle.from) {
+    events.push({ type: 'session.titled', surface: writer.surface, actor: 'system', payload: { title, from: 'prompt' } });
   }
   store.rideAlong(sessionId, events, () => {
     saveEpisodes(dir, loadEpisodes(dir));

@@ -16,8 +16,10 @@ export const HOOK_MAX_INPUT_BYTES = 8 * 1024 * 1024;
 
 /** Reads stdin synchronously, at most HOOK_MAX_INPUT_BYTES + 1 bytes (a pipe may report EAGAIN: wait and retry). */
 export function readStdinSync(limit = HOOK_MAX_INPUT_BYTES): BoundedRead {
-  // fstat, not process.stdin: the stdin getter builds a stream and loads its modules.
-  if (fs.fstatSync(0).isCharacterDevice()) return { data: Buffer.alloc(0), over: false };
+  // fstat, not process.stdin: the stdin getter builds a stream and loads its modules. A
+  // terminal (a character device, by its mode bits: isCharacterDevice() is one more function
+  // for the hook to compile) gives no payload.
+  if ((fs.fstatSync(0).mode & fs.constants.S_IFMT) === fs.constants.S_IFCHR) return { data: Buffer.alloc(0), over: false };
   return readFdBounded(0, limit);
 }
 
@@ -108,7 +110,7 @@ function runHookProcess(args: HookArgs): { stored: boolean; kind?: string } {
     home,
     now: new Date(),
     publisherCommand: publisherCommandFor(home),
-    cwd: process.cwd(),
+    cwd: () => process.cwd(),
   });
   if (out.stdout) writeFd(1, out.stdout);
   if (out.stderr.length) writeFd(2, `${out.stderr.join('\n')}\n`);

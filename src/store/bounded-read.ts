@@ -21,8 +21,7 @@ export interface BoundedRead {
 export function readFdBounded(fd: number, limit: number): BoundedRead {
   const chunks: Buffer[] = [];
   let total = 0;
-  const buf = Buffer.allocUnsafe(CHUNK);
-  for (let idle = 0; total <= limit; ) {
+  for (let idle = 0, buf = Buffer.allocUnsafe(CHUNK); total <= limit; ) {
     let n: number;
     try {
       n = fs.readSync(fd, buf, 0, Math.min(buf.length, limit + 1 - total), null);
@@ -36,10 +35,13 @@ export function readFdBounded(fd: number, limit: number): BoundedRead {
       throw e;
     }
     if (n <= 0) break;
-    chunks.push(Buffer.from(buf.subarray(0, n)));
+    // Each chunk keeps its own buffer (no copy); a hook's payload is one chunk, returned as it
+    // is: Buffer.concat and Buffer.from would be compiled for it alone (docs/adr/0018).
+    chunks.push(buf.subarray(0, n));
+    buf = Buffer.allocUnsafe(CHUNK);
     total += n;
   }
-  return { data: Buffer.concat(chunks), over: total > limit };
+  return { data: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), over: total > limit };
 }
 
 /**
