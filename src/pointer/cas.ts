@@ -1,16 +1,13 @@
 // The one place a pointer write happens, for the publisher and the hook alike. The caller
 // holds the session mutex (store.locked) and has re-read and compared the state.
 // Order: state.json (atomic, durable) → `pointer.published|cleared` event (metadata only)
-// → journal line. The folder's fsync that makes state.json's rename durable comes after the
-// event's fsync (which on ext4 and other journalling filesystems commits the rename with it:
-// one disk commit saved on every prompt), before anything is reported. An event refusal (archived, runtime not allowed, corrupt log) puts the
+// → journal line. An event refusal (archived, runtime not allowed, corrupt log) puts the
 // old state back, so a failed write changed nothing; a journal failure is only reported.
 // What a crash leaves: a state ahead of its event and journal line (the state is the
 // pointer's source of truth; a missing journal revision shows as a REVISION_GAPS count).
 import { BatonError, fail } from '../core/errors.ts';
 import type { EventInput, StoredEvent } from '../core/events.ts';
 import type { FsStore, Writer } from '../store/store.ts';
-import { fsyncDir } from '../store/fsutil.ts';
 import { type JournalRecord, appendJournal, journalRecord } from './journal.ts';
 import { type Observed, type PointerState, restoreState, writeState } from './state.ts';
 
@@ -50,7 +47,7 @@ export function pointerEvent(record: JournalRecord, previous: Observed, source: 
 export function commitUnderMutex(store: FsStore, current: Observed, next: PointerState, writer: Writer, source: WriteSource, now: Date): Commit {
   const id = current.session_id;
   const dir = store.dir(id);
-  const raw = writeState(dir, next, { dirSyncLater: true });
+  const raw = writeState(dir, next);
   const record = journalRecord(current, next, now);
   let events: StoredEvent[];
   try {
@@ -60,7 +57,6 @@ export function commitUnderMutex(store: FsStore, current: Observed, next: Pointe
     const code = e instanceof BatonError ? e.code : ((e as NodeJS.ErrnoException).code ?? null);
     fail('WRITE_FAILED', `the pointer event could not be appended, the state was put back: ${(e as Error).message}`, { cause: code });
   }
-  fsyncDir(dir);
   let appended = true;
   try {
     appendJournal(dir, record);

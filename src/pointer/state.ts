@@ -211,18 +211,13 @@ export function observedOf(s: PointerState, raw: Buffer | null = null): Observed
  * Writes a v3 state atomically and durably; the temp file is read back and validated
  * before the rename. WRITE_FAILED (old state kept, temp removed) on any failure.
  */
-/**
- * Writes state.json (pointer.md: temp file, fsync, read back and validate, rename, fsync the
- * folder). `dirSyncLater`: the caller fsyncs the folder (fsyncDir) before reporting success.
- */
-export function writeState(dir: string, s: PointerState, opts: { dirSyncLater?: boolean } = {}): Buffer {
+export function writeState(dir: string, s: PointerState): Buffer {
   const problem = stateProblem(s, s.session_id);
   if (problem) fail('WRITE_FAILED', `refusing to write an invalid state: ${problem}`);
   const data = encodeState(s);
   try {
     writeFileAtomic(statePath(dir), data, {
       durable: true,
-      dirSyncLater: opts.dirSyncLater,
       verify: (read) => {
         if (read.toString('utf8') !== data) throw new Error('the state read back differs from the state written');
         const p = stateProblem(JSON.parse(read.toString('utf8')), s.session_id);

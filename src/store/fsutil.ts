@@ -125,13 +125,7 @@ export function sweepStaleTemps(dir: string, nowMs: number): void {
  * the target (and the folder fsync'd when durable). On failure the temp file is removed
  * and the old file stays.
  */
-/**
- * `durable`: the temp file is fsync'd before the rename and the folder after it. `dirSyncLater`
- * (with durable): the caller fsyncs the folder itself (fsyncDir) once its next durable write is
- * done, before it reports success: the pointer's commit does it after the event's fsync, which
- * on a journalling filesystem already carried the rename, so the folder's costs no second commit.
- */
-export function writeFileAtomic(path: string, data: string | Uint8Array, opts: { durable?: boolean; dirSyncLater?: boolean; verify?: (read: Buffer) => void; mode?: number } = {}): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, opts: { durable?: boolean; verify?: (read: Buffer) => void; mode?: number } = {}): void {
   const dir = dirname(path);
   const tmp = uniqueTempName(dir, path.slice(dir.length + 1));
   let fd: number | undefined;
@@ -157,7 +151,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, opts: {
     } catch {}
     throw e;
   }
-  if (opts.durable && !opts.dirSyncLater) fsyncDir(dir);
+  if (opts.durable) fsyncDir(dir);
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
