@@ -90,3 +90,18 @@ test('the lean bundle lists without the full command line next to it', () => {
   assert.notEqual(help.status, 0);
   assert.match(help.stderr, /cli\.cjs/);
 });
+
+test('session list --json builds no stdio stream: net, tty and stream are never loaded (a picker runs it on every open)', () => {
+  const { home, ws } = store();
+  const root = tmpDir();
+  const list = join(root, 'modules.txt');
+  const preload = join(root, 'list-modules.cjs');
+  // At exit, the built-in modules this process loaded.
+  fs.writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`);
+  const r = baton(['session', 'list', '--all', '--json'], { home, cwd: ws, env: { NODE_OPTIONS: `--require ${preload}` } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.json.sessions.length, 3);
+  const loaded = fs.readFileSync(list, 'utf8').split('\n');
+  assert.ok(loaded.includes('NativeModule fs'), 'the list is the real one');
+  for (const m of ['net', 'tty', 'stream']) assert.ok(!loaded.includes(`NativeModule ${m}`), m);
+});

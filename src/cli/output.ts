@@ -3,6 +3,7 @@
 import pc from 'picocolors';
 import { BatonError, errnoError } from '../core/errors.ts';
 import { formatDuration } from '../core/duration.ts';
+import { writeFd } from '../core/stdio.ts';
 import { resolveHome } from '../store/home.ts';
 import { FsStore } from '../store/store.ts';
 
@@ -54,7 +55,7 @@ export function envelope(fields: Record<string, unknown>, problem?: JsonError | 
  * own usage errors, `--version`, an unknown command. The caller still writes its stderr line.
  */
 export function printJsonError(code: string, message: string, details: Record<string, unknown> = {}): void {
-  process.stdout.write(`${JSON.stringify(errorEnvelope(code, message, details))}\n`);
+  writeFd(1, `${JSON.stringify(errorEnvelope(code, message, details))}\n`);
 }
 
 /** Whether `--json` is on, for paths that run before (or without) commander's parse: argv up to `--`. */
@@ -85,7 +86,7 @@ export async function run(g: GlobalOptions, body: () => CommandResult | Promise<
     if (r.json && !r.json.ok) process.stderr.write(`baton: ${r.json.error.code} ${r.json.error.message}\n`);
     if (r.printed) {
       // streamed by the command itself
-    } else if (g.json) process.stdout.write(`${JSON.stringify(r.json)}\n`);
+    } else if (g.json) writeFd(1, `${JSON.stringify(r.json)}\n`);
     else if (r.text !== undefined && !g.quiet) {
       const t = Array.isArray(r.text) ? r.text.join('\n') : r.text;
       if (t.length) process.stdout.write(t.endsWith('\n') ? t : `${t}\n`);

@@ -37,7 +37,9 @@ export function indexIo(g: GlobalOptions, notes: string[] = []): IndexIo {
       if (!g.quiet) process.stderr.write(`baton: index: ${m}\n`);
     },
   };
-  if (process.stderr.isTTY && !g.quiet && !g.json) io.progress = progressBar('indexing');
+  // process.stderr last: its getter builds the stream and loads net, stream and tty (~5 ms),
+  // which a --json or --quiet run (a resume picker's) never needs.
+  if (!g.quiet && !g.json && process.stderr.isTTY) io.progress = progressBar('indexing');
   return io;
 }
 
@@ -77,6 +79,10 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
   const home = resolveHome(g.home);
   const notes: string[] = [];
   const { sessions, source } = listSessions(home, { cwd, state: opts.state as ListedSession['state'] | undefined, limit }, indexIo(g, notes));
+  const json = { ok: true as const, sessions, source, ...(notes.length ? { notes } : {}) };
+  // --json prints the document only: the table (and the colour check behind it, which builds
+  // process.stdout and loads net and tty) is not made.
+  if (g.json) return { json };
   const now = Date.now();
   const text: string[] = [];
   if (!sessions.length) {
@@ -99,7 +105,7 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
     for (const s of conflicted) text.push(color.yellow(`${s.id}: projection_conflict ${s.conflict?.detected_at}: re-projected from the log (baton doctor)`));
   }
   // source: 'scan' when no index could be had; notes say why (and any repair of the index).
-  return { json: { ok: true, sessions, source, ...(notes.length ? { notes } : {}) }, text };
+  return { json, text };
 }
 
 /** For `session show`: the session's last projection_conflict as one line, or null (never throws). */

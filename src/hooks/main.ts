@@ -3,8 +3,8 @@
 // bundle entry (entry.ts) and the CLI route (`baton --home X hook ...`) both call hookMain.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { writeFd } from '../core/stdio.ts';
 import { type BoundedRead, readFdBounded } from '../store/bounded-read.ts';
-import { sleepSync } from '../store/fsutil.ts';
 import { resolveHome } from '../store/home.ts';
 import { takeMutexByCreate } from '../store/mutex.ts';
 import { parseAspects, runHook } from './dispatch.ts';
@@ -21,27 +21,6 @@ export function readStdinSync(limit = HOOK_MAX_INPUT_BYTES): BoundedRead {
   // for the hook to compile) gives no payload.
   if ((fs.fstatSync(0).mode & fs.constants.S_IFMT) === fs.constants.S_IFCHR) return { data: Buffer.alloc(0), over: false };
   return readFdBounded(0, limit);
-}
-
-/**
- * Writes all of text to fd 1 or 2 synchronously. process.stdout/stderr would build stream
- * objects (and load net/tty) in every hook process just to write one line.
- */
-export function writeFd(fd: 1 | 2, text: string): void {
-  const buf = Buffer.from(text, 'utf8');
-  let off = 0;
-  for (let spins = 0; off < buf.length; ) {
-    try {
-      off += fs.writeSync(fd, buf, off, buf.length - off);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EAGAIN' && spins++ < 5000) {
-        sleepSync(1);
-        continue;
-      }
-      if ((e as NodeJS.ErrnoException).code === 'EPIPE') return;
-      throw e;
-    }
-  }
 }
 
 /** bin/baton.cjs of the running baton, absolute (symlinks resolved). */
