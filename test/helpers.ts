@@ -85,9 +85,11 @@ export function batonAsync(args: string[], opts: RunOptions = {}): Promise<RunRe
   });
 }
 
-/** A hash of every file path, mode and byte under dir: "nothing on disk changed" checks. `skip` leaves out files by name (caches). */
-export function treeHash(dir: string, skip: (name: string) => boolean = () => false): string {
-  const h = createHash('sha256');
+/**
+ * Every entry under dir, depth first in name order (lstat: a link is an entry, never followed),
+ * except those whose name `skip` says; a folder that cannot be read counts as empty.
+ */
+export function walkTree(dir: string, visit: (path: string, st: fs.Stats) => void, skip: (name: string) => boolean = () => false): void {
   const walk = (d: string): void => {
     let names: string[];
     try {
@@ -99,12 +101,24 @@ export function treeHash(dir: string, skip: (name: string) => boolean = () => fa
       if (skip(n)) continue;
       const p = join(d, n);
       const st = fs.lstatSync(p);
-      h.update(`${p.slice(dir.length)}\0${st.mode}\0`);
+      visit(p, st);
       if (st.isDirectory()) walk(p);
-      else if (st.isFile()) h.update(fs.readFileSync(p));
     }
   };
   walk(dir);
+}
+
+/** A hash of every file path, mode and byte under dir: "nothing on disk changed" checks. `skip` leaves out files by name (caches). */
+export function treeHash(dir: string, skip: (name: string) => boolean = () => false): string {
+  const h = createHash('sha256');
+  walkTree(
+    dir,
+    (p, st) => {
+      h.update(`${p.slice(dir.length)}\0${st.mode}\0`);
+      if (st.isFile()) h.update(fs.readFileSync(p));
+    },
+    skip,
+  );
   return h.digest('hex');
 }
 

@@ -2,6 +2,7 @@
 // real agent programs installed by scripts/run-e2e.mjs into .e2e/agents, each run bounded
 // by a kill timer. Nothing here writes outside the temp folders it creates; a crash leaves
 // only those folders behind (under the OS temp dir).
+import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -57,6 +58,12 @@ export function newUser(): User {
   fs.mkdirSync(user.home, { recursive: true });
   fs.mkdirSync(user.project, { recursive: true });
   return user;
+}
+
+/** The agent ran to its end: not killed after the timeout, exit 0 (what failed says what ran, stdout and stderr). */
+export function assertAgentRan(agent: string, run: AgentRun, what: string): void {
+  assert.equal(run.timedOut, false, `${what}: ${agent} was killed after the timeout\n${run.stderr}`);
+  assert.equal(run.code, 0, `${what}: ${agent} exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
 }
 
 export interface AgentRun {

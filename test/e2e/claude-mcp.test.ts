@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BIN } from '../helpers.ts';
-import { type AgentRun, agentsInstalled, CLAUDE_VERSION, claude, newUser, removeUsers, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, assertAgentRan, CLAUDE_VERSION, claude, newUser, removeUsers, type User, userBaton } from './agents.ts';
 import { fileDigests, type McpPlan, mcpPublisher, publishes, resultOf, watchingStore } from './mcp-agent.ts';
 import { ModelServer, type RecordedRequest } from './model-server.ts';
 import { newestPointerBlock, receiptIn } from './pointer-agent.ts';
@@ -23,10 +23,7 @@ const TOOL = 'mcp__baton__pointer_publish';
 /** In -p mode an MCP tool runs only when allowed: `mcp__baton` allows every tool of the server. */
 const ALLOW = ['--allowedTools', 'mcp__baton'];
 
-function assertRan(run: AgentRun, what: string): void {
-  assert.equal(run.timedOut, false, `${what}: claude was killed after the timeout\n${run.stderr}`);
-  assert.equal(run.code, 0, `${what}: claude exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-}
+const assertRan = (run: AgentRun, what: string): void => assertAgentRan('claude', run, what);
 
 describe(`Claude Code ${CLAUDE_VERSION} calling baton's MCP server (offline)`, { skip }, () => {
   let server: ModelServer;

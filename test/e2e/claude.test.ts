@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { treeHash } from '../helpers.ts';
-import { type AgentRun, agentsInstalled, CLAUDE_VERSION, canMountReadOnly, claude, newUser, removeUsers, readOnlyWrap, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, assertAgentRan, CLAUDE_VERSION, canMountReadOnly, claude, newUser, removeUsers, readOnlyWrap, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { newestPointerBlock, pointerBlocks, receiptIn } from './pointer-agent.ts';
 import { type AgentPlan, contextFiles, diligentAgent, events, mainSince, ofType, pointerState, sessionDir } from './scenario.ts';
@@ -16,10 +16,7 @@ const skip = installed ? false : `Claude Code ${CLAUDE_VERSION} is not installed
 
 const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd'];
 
-function assertRan(run: AgentRun, what: string): void {
-  assert.equal(run.timedOut, false, `${what}: claude was killed after the timeout\n${run.stderr}`);
-  assert.equal(run.code, 0, `${what}: claude exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-}
+const assertRan = (run: AgentRun, what: string): void => assertAgentRan('claude', run, what);
 
 describe(`Claude Code ${CLAUDE_VERSION} with baton installed (offline)`, { skip }, () => {
   let server: ModelServer;

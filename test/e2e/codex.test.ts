@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type AgentRun, agentsInstalled, CODEX_VERSION, codex, newUser, removeUsers, prepareCodex, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, assertAgentRan, CODEX_VERSION, codex, newUser, removeUsers, prepareCodex, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { newestPointerBlock, pointerBlocks, receiptIn } from './pointer-agent.ts';
 import { type AgentPlan, contextFiles, diligentAgent, events, mainSince, ofType, pointerState } from './scenario.ts';
@@ -14,10 +14,7 @@ import { type AgentPlan, contextFiles, diligentAgent, events, mainSince, ofType,
 const installed = agentsInstalled().codex;
 const skip = installed ? false : `Codex CLI ${CODEX_VERSION} is not installed in .e2e/agents (run npm run test:e2e)`;
 
-function assertRan(run: AgentRun, what: string): void {
-  assert.equal(run.timedOut, false, `${what}: codex was killed after the timeout\n${run.stderr}`);
-  assert.equal(run.code, 0, `${what}: codex exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-}
+const assertRan = (run: AgentRun, what: string): void => assertAgentRan('codex', run, what);
 
 describe(`Codex CLI ${CODEX_VERSION} with baton installed (offline)`, { skip }, () => {
   let server: ModelServer;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type AgentRun, agentsInstalled, COPILOT_VERSION, copilot, newUser, removeUsers, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, assertAgentRan, COPILOT_VERSION, copilot, newUser, removeUsers, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { newestPointerBlock, pointerBlocks, receiptIn } from './pointer-agent.ts';
 import { type AgentPlan, diligentAgent, events, mainSince, ofType, pointerState } from './scenario.ts';
@@ -13,10 +13,7 @@ import { type AgentPlan, diligentAgent, events, mainSince, ofType, pointerState 
 const installed = agentsInstalled().copilot;
 const skip = installed ? false : `GitHub Copilot CLI ${COPILOT_VERSION} is not installed in .e2e/agents (run npm run test:e2e)`;
 
-function assertRan(run: AgentRun, what: string): void {
-  assert.equal(run.timedOut, false, `${what}: copilot was killed after the timeout\n${run.stderr}`);
-  assert.equal(run.code, 0, `${what}: copilot exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-}
+const assertRan = (run: AgentRun, what: string): void => assertAgentRan('copilot', run, what);
 
 describe(`GitHub Copilot CLI ${COPILOT_VERSION} with baton installed (offline)`, { skip }, () => {
   let server: ModelServer;

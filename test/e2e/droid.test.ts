@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type AgentRun, agentsInstalled, DROID_VERSION, droid, newUser, prepareDroid, removeUsers, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, assertAgentRan, DROID_VERSION, droid, newUser, prepareDroid, removeUsers, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { newestPointerBlock, pointerBlocks, } from './pointer-agent.ts';
 import { type AgentPlan, assertFirstPublish, contextFiles, diligentAgent, events, mainSince, ofType, } from './scenario.ts';
@@ -16,10 +16,7 @@ import { type AgentPlan, assertFirstPublish, contextFiles, diligentAgent, events
 const installed = agentsInstalled().droid;
 const skip = installed ? false : `Factory Droid ${DROID_VERSION} is not installed in .e2e/agents (run npm run test:e2e)`;
 
-function assertRan(run: AgentRun, what: string): void {
-  assert.equal(run.timedOut, false, `${what}: droid was killed after the timeout\n${run.stderr}`);
-  assert.equal(run.code, 0, `${what}: droid exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-}
+const assertRan = (run: AgentRun, what: string): void => assertAgentRan('droid', run, what);
 
 describe(`Factory Droid ${DROID_VERSION} with baton installed (offline, droid exec)`, { skip }, () => {
   let server: ModelServer;

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type AgentRun, agentsInstalled, GEMINI_VERSION, gemini, newUser, prepareGemini, removeUsers, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, assertAgentRan, GEMINI_VERSION, gemini, newUser, prepareGemini, removeUsers, type User, userBaton } from './agents.ts';
 import { fileDigests, type McpPlan, mcpPublisher, publishes, resultOf, watchingStore } from './mcp-agent.ts';
 import { ModelServer, type RecordedRequest } from './model-server.ts';
 import { newestPointerBlock, receiptIn } from './pointer-agent.ts';
@@ -24,10 +24,7 @@ const TOOL = 'mcp_baton_pointer_publish';
 const ALLOW = ['--allowed-tools', 'mcp_baton_*'];
 const BATON_TOOLS = ['context_append', 'pointer_get', 'pointer_publish', 'ref_capture', 'ref_list', 'search', 'session_list', 'session_log'];
 
-function assertRan(run: AgentRun, what: string): void {
-  assert.equal(run.timedOut, false, `${what}: gemini was killed after the timeout\n${run.stderr}`);
-  assert.equal(run.code, 0, `${what}: gemini exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-}
+const assertRan = (run: AgentRun, what: string): void => assertAgentRan('gemini', run, what);
 
 /** The function names a Gemini request declares to the model. */
 function declared(r: RecordedRequest): string[] {

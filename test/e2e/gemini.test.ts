@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { treeHash } from '../helpers.ts';
-import { type AgentRun, agentsInstalled, canMountReadOnly, GEMINI_VERSION, gemini, newUser, removeUsers, prepareGemini, readOnlyWrap, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, assertAgentRan, canMountReadOnly, GEMINI_VERSION, gemini, newUser, removeUsers, prepareGemini, readOnlyWrap, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { newestPointerBlock, pointerBlocks, receiptIn } from './pointer-agent.ts';
 import { type AgentPlan, contextFiles, diligentAgent, events, mainSince, ofType, pointerState } from './scenario.ts';
@@ -17,10 +17,7 @@ const skip = installed ? false : `Gemini CLI ${GEMINI_VERSION} is not installed 
 const HOOK_EVENTS = ['SessionStart', 'BeforeAgent', 'PreCompress', 'SessionEnd'];
 const SHELL = ['--allowed-tools', 'run_shell_command'];
 
-function assertRan(run: AgentRun, what: string): void {
-  assert.equal(run.timedOut, false, `${what}: gemini was killed after the timeout\n${run.stderr}`);
-  assert.equal(run.code, 0, `${what}: gemini exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-}
+const assertRan = (run: AgentRun, what: string): void => assertAgentRan('gemini', run, what);
 
 describe(`Gemini CLI ${GEMINI_VERSION} with baton installed (offline)`, { skip }, () => {
   let server: ModelServer;

@@ -9,8 +9,9 @@
 // log. Reads only; the store is never written here.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import assert from 'node:assert/strict';
+import { walkTree } from '../helpers.ts';
 import type { User } from './agents.ts';
 import type { RecordedRequest, Reply, Script, ToolResult } from './model-server.ts';
 import { toolResults } from './model-server.ts';
@@ -78,22 +79,13 @@ export function mcpPublisher(tool: string, plan: () => McpPlan): Script {
  */
 export function fileDigests(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const walk = (d: string): void => {
-    let names: string[];
-    try {
-      names = fs.readdirSync(d).sort();
-    } catch {
-      return;
-    }
-    for (const n of names) {
-      if (n.startsWith('.mutex.h')) continue;
-      const p = join(d, n);
-      const st = fs.lstatSync(p);
-      if (st.isDirectory()) walk(p);
-      else if (st.isFile()) out[relative(dir, p)] = createHash('sha256').update(fs.readFileSync(p)).digest('hex');
-    }
-  };
-  walk(dir);
+  walkTree(
+    dir,
+    (p, st) => {
+      if (st.isFile()) out[relative(dir, p)] = createHash('sha256').update(fs.readFileSync(p)).digest('hex');
+    },
+    (name) => name.startsWith('.mutex.h'),
+  );
   return out;
 }
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type AgentRun, agentsInstalled, KILO_VERSION, newUser, OPENCODE_VERSION, opencodeLike, prepareOpencodeLike, removeUsers, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, assertAgentRan, KILO_VERSION, newUser, OPENCODE_VERSION, opencodeLike, prepareOpencodeLike, removeUsers, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { pointerBlocks, } from './pointer-agent.ts';
 import { type AgentPlan, assertFirstPublish, contextFiles, diligentAgent, events, mainSince, ofType, } from './scenario.ts';
@@ -41,10 +41,7 @@ export function opencodeStory(agent: 'opencode' | 'kilo', timeoutMs: number): vo
   const skip = agentsInstalled()[agent] ? false : `${title} is not installed in .e2e/agents (run npm run test:e2e)`;
   const run = (args: string[], user: User, server: ModelServer) => opencodeLike(agent, args, user, server, { timeoutMs });
 
-  function assertRan(r: AgentRun, what: string): void {
-    assert.equal(r.timedOut, false, `${what}: ${agent} was killed after the timeout\n${r.stderr}`);
-    assert.equal(r.code, 0, `${what}: ${agent} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-  }
+  const assertRan = (r: AgentRun, what: string): void => assertAgentRan(agent, r, what);
 
   describe(`${title} with baton installed (offline)`, { skip }, () => {
     let server: ModelServer;

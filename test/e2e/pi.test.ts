@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type AgentRun, agentsInstalled, newUser, PI_VERSION, pi, preparePi, removeUsers, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, assertAgentRan, newUser, PI_VERSION, pi, preparePi, removeUsers, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { newestPointerBlock, pointerBlocks, } from './pointer-agent.ts';
 import { type AgentPlan, assertFirstPublish, contextFiles, diligentAgent, events, mainSince, ofType, } from './scenario.ts';
@@ -16,8 +16,7 @@ const installed = agentsInstalled().pi;
 const skip = installed ? false : `pi ${PI_VERSION} is not installed in .e2e/agents (run npm run test:e2e)`;
 
 function assertRan(run: AgentRun, what: string): void {
-  assert.equal(run.timedOut, false, `${what}: pi was killed after the timeout\n${run.stderr}`);
-  assert.equal(run.code, 0, `${what}: pi exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  assertAgentRan('pi', run, what);
   assert.doesNotMatch(run.stderr, /baton: pi/, `${what}: the extension reported a problem`);
 }
 

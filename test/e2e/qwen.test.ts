@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type AgentRun, agentsInstalled, newUser, prepareQwen, QWEN_VERSION, qwen, removeUsers, type User, userBaton } from './agents.ts';
+import { type AgentRun, agentsInstalled, assertAgentRan, newUser, prepareQwen, QWEN_VERSION, qwen, removeUsers, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { pointerBlocks, } from './pointer-agent.ts';
 import { type AgentPlan, assertFirstPublish, contextFiles, diligentAgent, events, mainSince, ofType, } from './scenario.ts';
@@ -13,10 +13,7 @@ import { type AgentPlan, assertFirstPublish, contextFiles, diligentAgent, events
 const installed = agentsInstalled().qwen;
 const skip = installed ? false : `Qwen Code ${QWEN_VERSION} is not installed in .e2e/agents (run npm run test:e2e)`;
 
-function assertRan(run: AgentRun, what: string): void {
-  assert.equal(run.timedOut, false, `${what}: qwen was killed after the timeout\n${run.stderr}`);
-  assert.equal(run.code, 0, `${what}: qwen exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-}
+const assertRan = (run: AgentRun, what: string): void => assertAgentRan('qwen', run, what);
 
 describe(`Qwen Code ${QWEN_VERSION} with baton installed (offline)`, { skip }, () => {
   let server: ModelServer;
