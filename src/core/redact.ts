@@ -643,12 +643,14 @@ const recentlyRedacted: string[] = [];
 const RECENT_KEPT = 4;
 /** Shorter texts are scanned again: cheaper than comparing. */
 const RECENT_MIN_CHARS = 64;
+/** Longer ones are not kept: a server redacting large payloads holds at most 4 × this. */
+const RECENT_MAX_CHARS = 256 * 1024;
 
 export function redactText(text: string, patterns?: readonly UserPattern[]): string {
   if (!patterns) {
     if (text.length >= RECENT_MIN_CHARS && recentlyRedacted.includes(text)) return text;
     const out = redactDefault(text).text;
-    if (out.length >= RECENT_MIN_CHARS) {
+    if (out.length >= RECENT_MIN_CHARS && out.length <= RECENT_MAX_CHARS) {
       if (recentlyRedacted.length === RECENT_KEPT) recentlyRedacted.shift();
       recentlyRedacted.push(out);
     }
