@@ -8,10 +8,12 @@
 // agent's do (the same text every time is the identical-text streak's rarer path).
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { publish } from '../../src/pointer/publish.ts';
 import { readState } from '../../src/pointer/state.ts';
 import { FsStore, type Writer } from '../../src/store/store.ts';
 import { installedHookCommand, NODE_E0, runShell, timeShell } from '../hook-command.ts';
+import { shellJoin } from '../../src/hooks/shell.ts';
 import { interleaved } from '../lib.ts';
 import type { BenchCase, CaseResult } from '../types.ts';
 
@@ -65,6 +67,7 @@ const hookPrompt: BenchCase = {
       },
       () => timeShell(NODE_E0, env),
     );
+    const floor = await contractFloor(ctx.root, ctx.tmp, env, input, Math.max(6, pairs >> 1), republish);
     return {
       name: 'hook.prompt',
       ours: r.a,
@@ -73,9 +76,43 @@ const hookPrompt: BenchCase = {
       unit: 'ms',
       target: 'ratio ≤ 1.3',
       pass: r.ratio <= 1.3 && dirty && contextOk,
-      details: { command, node: process.version, pairs, clean_to_dirty: dirty, context_on_stdout: contextOk, ours_ms_median: r.a, node_e0_ms_median: r.b, pointer_only_ratio: alone.ratio },
+      details: { command, node: process.version, pairs, clean_to_dirty: dirty, context_on_stdout: contextOk, ours_ms_median: r.a, node_e0_ms_median: r.b, pointer_only_ratio: alone.ratio, ...floor },
     };
   },
 };
+
+/**
+ * The same prompt done by bench/floor/prompt-floor.ts (every disk step of the hook in one
+ * straight-line function, through a code cache) on the same session, measured the same way,
+ * against `node -e 0`: how much of the ratio the work itself takes (docs/adr/0018, "Fourth
+ * pass"). Reported, not a target; a floor that cannot run says why instead.
+ */
+async function contractFloor(
+  root: string,
+  tmp: string,
+  env: Record<string, string | undefined>,
+  input: string,
+  pairs: number,
+  republish: () => void,
+): Promise<Record<string, unknown>> {
+  try {
+    const bundle = join(tmp, 'prompt-floor.cjs');
+    await build({ entryPoints: [join(root, 'bench', 'floor', 'prompt-floor.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, minifyWhitespace: true, minifySyntax: true, logLevel: 'error' });
+    const command = shellJoin([process.execPath, join(root, 'bench', 'floor', 'loader.cjs'), bundle, join(tmp, 'prompt-floor.v8cache')]);
+    // As the hook is measured: the pointer republished CLEAN in process (untimed), then the run.
+    const once = (): number => {
+      republish();
+      const run = runShell(command, env, { input, stdout: 'pipe' });
+      if (!/TASK_POINTER_V2/.test(run.stdout)) throw new Error(`no context (exit ${run.code}): ${run.stderr.split('\n')[0]}`);
+      return run.ms;
+    };
+    once();
+    once();
+    const r = await interleaved(pairs, once, () => timeShell(NODE_E0, env));
+    return { contract_floor_ratio: r.ratio, contract_floor_ms_median: r.a };
+  } catch (e) {
+    return { contract_floor_ratio: null, contract_floor_error: (e as Error).message.split('\n')[0] };
+  }
+}
 
 export default hookPrompt;

@@ -1,0 +1,17 @@
+// Runs a CommonJS bundle through a V8 code cache the way baton's hook loader does
+// (src/hooks/codecache.ts: the source read as latin1, wrapped, compiled with the cached data,
+// the cache written after the run when there was none or V8 rejected it), without its checks.
+// Usage: node loader.cjs BUNDLE CACHE_FILE. For bench/floor/prompt-floor.ts (bench.md).
+'use strict';
+const fs = require('node:fs');
+const { Script } = require('node:vm');
+const [file, cacheFile] = process.argv.slice(2);
+const source = fs.readFileSync(file, 'latin1');
+let cachedData;
+try {
+  cachedData = fs.readFileSync(cacheFile);
+} catch {}
+const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, { filename: file, cachedData });
+script.runInThisContext()({}, require, {}, file, __dirname);
+if (!cachedData || script.cachedDataRejected) fs.writeFileSync(cacheFile, script.createCachedData());
+process.exit();
