@@ -4,7 +4,7 @@
 // Speed is the bench's business (redact.worst), never asserted here.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CHUNK_CHARS, LEAD_REACH, PEM_MAX_CHARS, REDACTED, RULES, redactDefault, redactText, redactValue, userPattern } from '../src/core/redact.ts';
+import { CHUNK_CHARS, LEAD_REACH, PEM_MAX_CHARS, REDACTED, RULES, keyInProse, newAhead, redactDefault, redactText, redactValue, userPattern } from '../src/core/redact.ts';
 import { AN, NEAR_MISSES, SAMPLES, fake } from './fixtures/secret-samples.ts';
 
 test('the table: unique ids, each with a reference rule and a sample', () => {
@@ -78,6 +78,74 @@ test('a key in prose: 40 mixed characters within 80 after "secret" or "aws", on 
   assert.equal(redactText(nextLine), nextLine, 'on the next line');
   const sha = `aws deploy ${fake('0123456789abcdef', 40, 500)}`;
   assert.equal(redactText(sha), sha, 'a git sha is not a key');
+});
+
+
+/** The candidate runs of a text by the definition keyInProse implements, read naively: every run of key characters, then the filter. */
+function naiveKeyRuns(text: string): [number, number][] {
+  const out: [number, number][] = [];
+  const runs = /[A-Za-z0-9+/]+/g;
+  for (let m = runs.exec(text); m !== null; m = runs.exec(text)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    const standalone = m[0].length === 40 && text[start - 1] !== '=' && text[end] !== '=';
+    if (standalone && /[A-Z]/.test(m[0]) && /[a-z]/.test(m[0]) && /[0-9]/.test(m[0])) out.push([start, end]);
+  }
+  return out;
+}
+
+/** The first candidate at or after `from`, when it is within 80 characters and on the same line. */
+function naiveKeyInProse(text: string, runs: [number, number][], from: number): [number, number] | null {
+  const first = runs.find(([start]) => start >= from);
+  if (!first) return null;
+  return first[0] - from <= 80 && !text.slice(from, first[0]).includes('\n') ? first : null;
+}
+
+test('a key in prose is found by reading only its reach, and the answers are those of the naive definition', () => {
+  const check = (text: string, step: () => number, label: string): void => {
+    const runs = naiveKeyRuns(text);
+    // Queries move forward, as a scan's do.
+    const ahead = newAhead();
+    for (let from = 0; from <= text.length; from += step()) {
+      assert.deepEqual(keyInProse(text, from, ahead), naiveKeyInProse(text, runs, from), `${label}, from ${from}: ${JSON.stringify(text.slice(from, from + 130))}`);
+    }
+  };
+  const key = 'Ab1' + 'xY9'.repeat(12) + 'z';
+  // The edges: a key 79 to 81 characters after the query, and runs of 39 to 41 around it.
+  for (let d = 76; d <= 84; d++) {
+    check(`secret${' '.repeat(d)}${key} tail`, () => 1, `distance ${d}`);
+    check(`aws${' '.repeat(d)}${key}9 ${' '.repeat(d)}${key}`, () => 1, `41 then 40 at ${d}`);
+  }
+  check(`secret ${key}=`, () => 1, "'=' after");
+  check(`secret =${key}`, () => 1, "'=' before");
+  // A seeded generator of texts dense in what the rule looks at: the words, separators, runs of
+  // key characters of every length around 40 (mixed or not), '=' next to them, new lines.
+  let seed = 7;
+  const rnd = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    return (seed >>> 8) % n;
+  };
+  const keyChars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const run = (len: number, chars = keyChars): string => Array.from({ length: len }, () => chars[rnd(chars.length)]).join('');
+  const pieces = [
+    () => 'secret',
+    () => 'aws',
+    () => ' ',
+    () => ' '.repeat(rnd(90)),
+    () => '\n',
+    () => '=',
+    () => `Ab1${run(37)}`,
+    () => run(38 + rnd(5)),
+    () => run(40, 'abcdef0123456789'),
+    () => run(1 + rnd(60)),
+    () => ', .',
+  ];
+  for (let round = 0; round < 200; round++) {
+    let text = '';
+    const size = 200 + rnd(1500);
+    while (text.length < size) text += pieces[rnd(pieces.length)]();
+    check(text, round % 2 ? () => 1 : () => 1 + rnd(12), `round ${round}`);
+  }
 });
 
 test('URLs, headers and curl flags keep their shape', () => {

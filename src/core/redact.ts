@@ -128,28 +128,42 @@ const isKeyChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c 
 
 /**
  * What one scan has learnt ahead of its position, so that no character is read twice: the
- * next candidate key run (a standalone run of exactly 40 base64 characters, mixed case and
- * digits) at or after `from`, and the next line end. Queries only move forward.
+ * candidate key runs (standalone runs of exactly 40 base64 characters, mixed case and digits)
+ * are known for every start in [from, to) — `run` is the first of them, or -1 for none — and
+ * the next line end. Queries only move forward, and a query reads no further than the reach
+ * it asks about: a word "secret" near the start of a long text costs its neighbourhood, not
+ * a pass over the rest of the text (docs/redaction.md).
  */
 export interface Ahead {
   from: number;
-  /** The candidate run [run, runEnd), or run = -1: none until the end of the text. */
+  to: number;
+  /** The first candidate run [run, runEnd) starting in [from, to), or run = -1: none there. */
   run: number;
   runEnd: number;
   nlFrom: number;
   nl: number;
 }
 
-export const newAhead = (): Ahead => ({ from: -1, run: -1, runEnd: -1, nlFrom: -1, nl: -1 });
+export const newAhead = (): Ahead => ({ from: -1, to: -1, run: -1, runEnd: -1, nlFrom: -1, nl: -1 });
 
-function nextKeyRun(text: string, q: number, a: Ahead): void {
-  if (a.from >= 0 && a.from <= q && (a.run === -1 || q <= a.run)) return;
+/** The first candidate key run starting in [q, limit], or -1; what it reads is remembered in `a`. */
+function keyRunFrom(text: string, q: number, limit: number, a: Ahead): number {
+  if (a.from >= 0 && a.from <= q) {
+    if (a.run >= q) return a.run <= limit ? a.run : -1;
+    if (a.run === -1 && limit < a.to) return -1;
+  }
+  const n = text.length;
+  // Resume where the last read stopped (at a run's end or a boundary): nothing starts before it.
+  let i = a.from >= 0 && a.from <= q ? Math.max(q, a.run === -1 ? a.to : a.runEnd) : q;
+  // A run that began before i began before q: not one that starts in [q, limit].
+  if (i > 0 && isKeyChar(text.charCodeAt(i - 1))) while (i < n && isKeyChar(text.charCodeAt(i))) i++;
   a.from = q;
   a.run = -1;
   let start = -1;
-  for (let i = q; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 10;
-    if (i < text.length && isKeyChar(c)) {
+  for (; i <= n; i++) {
+    if (start < 0 && i > limit) break;
+    const c = i < n ? text.charCodeAt(i) : 10;
+    if (i < n && isKeyChar(c)) {
       if (start < 0) start = i;
       continue;
     }
@@ -158,22 +172,25 @@ function nextKeyRun(text: string, q: number, a: Ahead): void {
       if (i - start === 40 && c !== 61 && before !== 61 && !isKeyChar(before) && mixed40(text.slice(start, i))) {
         a.run = start;
         a.runEnd = i;
-        return;
+        a.to = i;
+        return start;
       }
       start = -1;
     }
   }
+  a.to = i;
+  return -1;
 }
 
 /** A key announced in prose: the candidate run starting within PROSE_REACH after `from`, on the same line. */
-function keyInProse(text: string, from: number, a: Ahead): [number, number] | null {
-  nextKeyRun(text, from, a);
-  if (a.run < 0 || a.run - from > PROSE_REACH) return null;
+export function keyInProse(text: string, from: number, a: Ahead): [number, number] | null {
+  const run = keyRunFrom(text, from, from + PROSE_REACH, a);
+  if (run < 0) return null;
   if (!(a.nlFrom >= 0 && a.nlFrom <= from && (a.nl === -1 || from <= a.nl))) {
     a.nlFrom = from;
     a.nl = text.indexOf('\n', from);
   }
-  return a.nl >= 0 && a.nl < a.run ? null : [a.run, a.runEnd];
+  return a.nl >= 0 && a.nl < run ? null : [run, a.runEnd];
 }
 
 /** `Basic` credentials decode to printable `user:password`. */
