@@ -40,7 +40,10 @@ const common = {
   sourcemap: false,
   logLevel: 'warning',
   legalComments: 'none',
-  external: ['better-sqlite3'],
+  // better-sqlite3's JavaScript is bundled (resolving and reading its 14 modules one by one cost
+  // every `session list` ~10 ms); its compiled addon is found by path (src/index/db.ts, addonPath),
+  // so `bindings`, its fallback search, stays outside.
+  external: ['bindings'],
   plugins: [namedNodeImports],
   define: { BATON_VERSION: JSON.stringify(JSON.parse(await readFile('package.json', 'utf8')).version) },
 };

@@ -105,3 +105,20 @@ test('session list --json builds no stdio stream: net, tty and stream are never 
   assert.ok(loaded.includes('NativeModule fs'), 'the list is the real one');
   for (const m of ['net', 'tty', 'stream']) assert.ok(!loaded.includes(`NativeModule ${m}`), m);
 });
+
+test('a baton linked into a bin folder lists from the index: better-sqlite3 (bundled) finds its addon from the package, not from the link', () => {
+  const { home } = store();
+  const bin = tmpDir('baton-bin-');
+  fs.symlinkSync(join(ROOT, 'bin', 'baton.cjs'), join(bin, 'baton'));
+  const elsewhere = tmpDir('baton-cwd-');
+  const env = { ...process.env, BATON_HOME: home, NO_COLOR: '1' };
+  delete env.NODE_PATH;
+  for (const args of [['session', 'list', '--all', '--json'], ['--home', home, 'index', 'rebuild', '--json']]) {
+    const r = spawnSync(process.execPath, [join(bin, 'baton'), ...args], { env, cwd: elsewhere, encoding: 'utf8' });
+    assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+  }
+  const r = spawnSync(process.execPath, [join(bin, 'baton'), 'session', 'list', '--all', '--json'], { env, cwd: elsewhere, encoding: 'utf8' });
+  const doc = JSON.parse(r.stdout);
+  assert.equal(doc.source, 'index');
+  assert.equal(doc.sessions.length, 3);
+});

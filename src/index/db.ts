@@ -118,7 +118,7 @@ export function buildFresh(home: string, io: IndexIo = {}): RebuildStats {
   }
   let db: Db | null = null;
   try {
-    db = new Database(tmp);
+    db = new Database(tmp, { nativeBinding: addonPath() });
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     db.pragma('locking_mode = EXCLUSIVE');
@@ -158,18 +158,23 @@ export function moveAside(home: string, nowMs: number): string {
 
 let addon: string | undefined | null = null;
 
+/** Where a build of better-sqlite3 leaves its addon, relative to the package (the folders `bindings` tries first). */
+const ADDON_DIRS = ['build/Release', 'build/Debug', 'out/Release', 'out/Debug', 'Release', 'Debug', 'build/default'];
+
 /**
- * The compiled addon beside the better-sqlite3 module this process resolves: handing its
- * path to the constructor spares the `bindings` package's search (~3 ms of every list).
- * Undefined (the module's own search) when it is not where a build puts it.
+ * The compiled addon of the better-sqlite3 package this process resolves. Its JavaScript is
+ * bundled into baton's own bundles (scripts/build.mjs: 14 small modules resolved and read one
+ * by one cost a `session list` ~10 ms), so its own search for the addon (`bindings`, which
+ * starts from the calling file) would look in baton's folder, not the package's: the path is
+ * handed to the constructor. Undefined (that search) when no build folder of the package has it.
  */
 function addonPath(): string | undefined {
   if (addon !== null) return addon;
   addon = undefined;
   const main = sqliteModulePath();
   if (main) {
-    const p = join(dirname(main), '..', 'build', 'Release', 'better_sqlite3.node');
-    if (fs.existsSync(p)) addon = p;
+    const root = join(dirname(main), '..');
+    addon = ADDON_DIRS.map((d) => join(root, d, 'better_sqlite3.node')).find((p) => fs.existsSync(p));
   }
   return addon;
 }

@@ -74,9 +74,15 @@ try {
 }
 `;
 
-/** better-sqlite3's entry, for the worker to require; null when it cannot be found (no worker then). */
+/**
+ * better-sqlite3's entry (for the worker to require, and the addon beside it: db.ts), resolved
+ * as a require() of the running bundle would (its real path: a `baton` linked into a bin folder
+ * runs from the package's folder), else of the main script, else of the working folder; null
+ * when it cannot be found (no worker then).
+ */
 export function sqliteModulePath(): string | null {
-  for (const from of [process.argv[1] ? resolve(process.argv[1]) : null, join(process.cwd(), 'noop.js')]) {
+  const bundle = typeof __filename === 'string' ? __filename : null;
+  for (const from of [bundle, process.argv[1] ? resolve(process.argv[1]) : null, join(process.cwd(), 'noop.js')]) {
     if (!from) continue;
     try {
       return createRequire(from).resolve('better-sqlite3');
