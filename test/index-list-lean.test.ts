@@ -111,7 +111,7 @@ test('a baton linked into a bin folder lists from the index: better-sqlite3 (bun
   const bin = tmpDir('baton-bin-');
   fs.symlinkSync(join(ROOT, 'bin', 'baton.cjs'), join(bin, 'baton'));
   const elsewhere = tmpDir('baton-cwd-');
-  const env = { ...process.env, BATON_HOME: home, NO_COLOR: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, BATON_HOME: home, NO_COLOR: '1' };
   delete env.NODE_PATH;
   for (const args of [['session', 'list', '--all', '--json'], ['--home', home, 'index', 'rebuild', '--json']]) {
     const r = spawnSync(process.execPath, [join(bin, 'baton'), ...args], { env, cwd: elsewhere, encoding: 'utf8' });
