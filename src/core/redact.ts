@@ -649,7 +649,6 @@ export interface UserPattern {
   re: RegExp;
 }
 
-/** Redacts one string: with the default rules, or with the given user patterns instead. */
 /**
  * The last few texts the default rules returned. Redaction is idempotent (test/redact.test.ts),
  * so one of them coming back (a hook redacts a prompt, then appends the event carrying it, which
@@ -663,6 +662,7 @@ const RECENT_MIN_CHARS = 64;
 /** Longer ones are not kept: a server redacting large payloads holds at most 4 × this. */
 const RECENT_MAX_CHARS = 256 * 1024;
 
+/** Redacts one string: with the default rules, or with the given user patterns instead. */
 export function redactText(text: string, patterns?: readonly UserPattern[]): string {
   if (!patterns) {
     if (text.length >= RECENT_MIN_CHARS && recentlyRedacted.includes(text)) return text;

@@ -4,8 +4,7 @@
 // document with and never need. The write is synchronous, as Node's own stdio writes to files,
 // pipes and terminals are on Linux, so mixing the two keeps the order.
 import * as fs from 'node:fs';
-
-let sleeper: Int32Array | undefined;
+import { sleepSync } from './sleep.ts';
 
 /** Writes all of text to fd 1 or 2: a full pipe (EAGAIN) is waited for, a closed one (EPIPE) ends the write. */
 export function writeFd(fd: 1 | 2, text: string): void {
@@ -16,8 +15,7 @@ export function writeFd(fd: 1 | 2, text: string): void {
       off += fs.writeSync(fd, buf, off, buf.length - off);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EAGAIN' && spins++ < 5000) {
-        // Created on first use: a module-level SharedArrayBuffer is one more allocation per process.
-        Atomics.wait((sleeper ??= new Int32Array(new SharedArrayBuffer(4))), 0, 0, 1);
+        sleepSync(1);
         continue;
       }
       if ((e as NodeJS.ErrnoException).code === 'EPIPE') return;

@@ -4,7 +4,7 @@
 // chunk past the limit, never the whole input. Safe on the hook path (node:fs only).
 import * as fs from 'node:fs';
 import { fail } from '../core/errors.ts';
-import { sleepSync } from './fsutil.ts';
+import { sleepSync } from '../core/sleep.ts';
 
 const CHUNK = 64 * 1024;
 /** How long a non-blocking stdin may stay empty (EAGAIN) before it counts as ended, in ms. */

@@ -154,11 +154,6 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, opts: {
   if (opts.durable) fsyncDir(dir);
 }
 
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-export function sleepSync(ms: number): void {
-  Atomics.wait(sleeper, 0, 0, ms);
-}
-
 /**
  * What fs.readFileSync(path) returns, by the open/fstat/read/close the hook path loads anyway:
  * readFileSync's own path costs a hook process the compiling of half a dozen more of Node's

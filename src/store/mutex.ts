@@ -18,7 +18,8 @@
 import * as fs from 'node:fs';
 import { fail } from '../core/errors.ts';
 import { hostName } from '../core/host.ts';
-import { FILE_MODE, sleepSync, sweepFolder } from './fsutil.ts';
+import { sleepSync } from '../core/sleep.ts';
+import { FILE_MODE, sweepFolder } from './fsutil.ts';
 
 const STALE_MS = 10_000;
 const EMPTY_GRACE_MS = 1_000;
