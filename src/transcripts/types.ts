@@ -1,0 +1,91 @@
+// What a transcript reader is (transcripts.md): one file per agent that knows where that agent
+// keeps its sessions and turns its records into RawItems. Pure functions over text plus a few
+// path rules: no library, no writes, safe on the hook path (the capture at turn end). The
+// generic machinery (capture.ts: cursor, bounded reads, bad lines counted, idempotence) is
+// shared by every reader; a reader never reads a file itself.
+import type { RawItem, TranscriptAgent } from '../core/transcript.ts';
+
+/** Where the agent's files are: the user's HOME and the environment the agent would see. */
+export interface ReaderEnv {
+  home: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** What a reader learns of a session while parsing it (kept in the capture cursor between runs). */
+export interface SessionMeta {
+  /** The agent's own session id, when the file names it. */
+  agentSession?: string;
+  /** The session's working directory. */
+  cwd?: string;
+  /** The first user prompt (its first line makes an imported session's title). */
+  firstPrompt?: string;
+  /** The agent version or format version the file names. */
+  version?: string;
+  /** The model last seen (an assistant item without its own model gets this one). */
+  model?: string;
+  /** The time of the first record, ISO. */
+  startedAt?: string;
+}
+
+/** Mutable per-file state one parse run hands the next through the cursor: JSON only. */
+export interface ParseState {
+  meta: SessionMeta;
+  /** The reader's own memory (e.g. call id → tool name), JSON-serialisable and small (keep it bounded). */
+  own: Record<string, unknown>;
+}
+
+/** A line the reader cannot use: skipped and counted with this reason, never a partial item. */
+export class SkipLine extends Error {
+  readonly reason: string;
+  constructor(reason: string) {
+    super(reason);
+    this.reason = reason;
+  }
+}
+
+/** A file in a format version the reader does not know: the whole file is skipped, naming the version seen. */
+export class UnknownFormat extends Error {
+  readonly version: string;
+  constructor(version: string) {
+    super(`unknown transcript format version ${JSON.stringify(version)}`);
+    this.version = version;
+  }
+}
+
+/** One session file found in the agent's store (history scan/import). */
+export interface SessionFile {
+  /** Absolute path of the transcript file. */
+  path: string;
+  /** The agent's session id, when the path names it (else the reader's meta finds it while parsing). */
+  agentSession?: string;
+}
+
+interface ReaderBase {
+  agent: TranscriptAgent;
+  /** The folders the agent keeps its sessions in, absolute (a path outside them, or a link out of them, is never read). */
+  roots(re: ReaderEnv): string[];
+  /** The session files under the roots, for history scan/import (readdir only, no file reads). */
+  list(re: ReaderEnv): Iterable<SessionFile>;
+  /** The transcript of an agent session when the hook payload names none; null when not found. */
+  locate(re: ReaderEnv, agentSession: string, cwd: string | null): string | null;
+}
+
+/** A reader of an append-only JSON-lines file (Claude Code, Codex, Qwen, ...): one call per complete line. */
+export interface JsonlReader extends ReaderBase {
+  format: 'jsonl';
+  /**
+   * The items of one parsed line (none is fine: metadata lines, events baton does not keep).
+   * `line` is the 1-based line number (an item id for agents whose lines have none).
+   * Throws SkipLine for a shape it does not know, UnknownFormat for a file version it does not know.
+   */
+  parseLine(value: unknown, line: number, state: ParseState): RawItem[];
+}
+
+/** A reader of a file the agent rewrites whole (Gemini CLI's chat JSON): every item of the document, each run. */
+export interface DocumentReader extends ReaderBase {
+  format: 'document';
+  /** Every item of the parsed document; idempotence drops those already stored. */
+  parseDocument(value: unknown, state: ParseState): RawItem[];
+}
+
+export type TranscriptReader = JsonlReader | DocumentReader;
