@@ -12,7 +12,7 @@ import { runWithCodeCache } from './codecache.ts';
 declare const BATON_HOOK_SHA: string;
 
 /** The cache's bit for each kind of event (codecache.ts: which kinds a cache covers). */
-const KIND_BITS: Record<string, number> = { start: 1, prompt: 2, 'pre-compact': 4, end: 8 };
+const KIND_BITS: Record<string, number> = { start: 1, prompt: 2, 'pre-compact': 4, end: 8, 'turn-end': 16 };
 
 const home = resolveHome(parseHookArgs(process.argv.slice(3)).home);
 const run = runWithCodeCache<{ ran?: { stored?: boolean; kind?: string } }>(join(__dirname, 'hook.cjs'), BATON_HOOK_SHA, home, require);

@@ -122,7 +122,7 @@ export function runHook(inv: HookInvocation): HookRun {
   }
 
   let res: PointerHookResult = {};
-  if (enabled('pointer') && ev.kind !== 'end') {
+  if (enabled('pointer') && ev.kind !== 'end' && ev.kind !== 'turn-end') {
     try {
       const refs = contextRefs(store, sessionId, inv.now);
       res = pointerAspect(store, sessionId, pointerEvent(ev), {
@@ -223,7 +223,7 @@ function verifyRun(inv: HookInvocation, adapter: ProviderAdapter, ev: HookEvent,
     would.push({ aspect: 'session', write: 'session.created', session: sessionId });
   }
   let res: PointerHookResult = {};
-  if (on('pointer') && ev.kind !== 'end') {
+  if (on('pointer') && ev.kind !== 'end' && ev.kind !== 'turn-end') {
     try {
       // The pointer aspect's own dry run: it reads and decides, writes nothing, takes no mutex.
       res = pointerAspect(store, sessionId, pointerEvent(ev), {

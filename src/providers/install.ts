@@ -16,7 +16,7 @@ import { type HookEntryRef, addGroup, lineDiff, listEntries, removeEntries, repl
 import { codexHookStates, codexTrusts } from './codex-trust.ts';
 import { ownedEntries, renderOwned } from './owned-file.ts';
 import { shimText } from './shim.ts';
-import { ASPECTS, ASPECT_EVENTS, type Aspect, type HookKind, type ProviderAdapter, type Scope } from './types.ts';
+import { ASPECTS, ASPECT_EVENTS, type Aspect, HOOK_KINDS, type HookKind, type ProviderAdapter, type Scope } from './types.ts';
 
 export interface InstallContext {
   /** The user's home (settings of user scope). */
@@ -83,7 +83,7 @@ export function eventsFor(adapter: ProviderAdapter, aspects: readonly Aspect[]):
   const kinds = new Set<HookKind>();
   for (const a of aspects) for (const k of ASPECT_EVENTS[a]) kinds.add(k);
   const out: { kind: HookKind; event: string }[] = [];
-  for (const k of ['start', 'prompt', 'pre-compact', 'end'] as HookKind[]) {
+  for (const k of HOOK_KINDS) {
     const ev = adapter.events[k];
     if (kinds.has(k) && ev) out.push({ kind: k, event: ev });
   }

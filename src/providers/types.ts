@@ -3,18 +3,20 @@
 // loaded on the hook path, so nothing here imports a library or touches the disk.
 import type { PointerHookResult } from '../pointer/hook.ts';
 
-/** baton's four lifecycle events. */
-export type HookKind = 'start' | 'prompt' | 'pre-compact' | 'end';
-export const HOOK_KINDS: readonly HookKind[] = ['start', 'prompt', 'pre-compact', 'end'];
+/** baton's lifecycle events; `turn-end` is the agent's end of a turn (transcripts.md, "Capture from the hooks"). */
+export type HookKind = 'start' | 'prompt' | 'pre-compact' | 'end' | 'turn-end';
+export const HOOK_KINDS: readonly HookKind[] = ['start', 'prompt', 'pre-compact', 'end', 'turn-end'];
 
-export type Aspect = 'session' | 'prompt' | 'pointer';
-export const ASPECTS: readonly Aspect[] = ['session', 'prompt', 'pointer'];
+export type Aspect = 'session' | 'prompt' | 'pointer' | 'transcript';
+export const ASPECTS: readonly Aspect[] = ['session', 'prompt', 'pointer', 'transcript'];
 
 /** Which events each aspect needs (hooks.md, the aspect table). */
 export const ASPECT_EVENTS: Record<Aspect, readonly HookKind[]> = {
   session: ['start', 'end'],
   prompt: ['prompt'],
   pointer: ['start', 'prompt', 'pre-compact'],
+  // Capture at turn end, before a compaction, at the session end, and a catch-up at the next start.
+  transcript: ['turn-end', 'pre-compact', 'end', 'start'],
 };
 
 export type Scope = 'user' | 'project' | 'local';
@@ -36,6 +38,8 @@ export interface HookEvent {
   trigger?: string;
   /** prompt: the prompt text. */
   prompt?: string;
+  /** The payload as received (normalized), for a reader whose items come in it (baton's own plugins). */
+  payload?: Record<string, unknown>;
 }
 
 /** What the hook process hands back to the provider. */
@@ -108,6 +112,7 @@ export function mapPayload(adapter: ProviderAdapter, raw: unknown, env: NodeJS.P
   if (kind === 'start') ev.source = str(p.source) || 'startup';
   if (kind === 'end') ev.reason = str(p.reason) || 'other';
   if (kind === 'pre-compact') ev.trigger = str(p.trigger) ?? '';
+  if (kind === 'turn-end' || kind === 'end' || kind === 'pre-compact') ev.payload = p;
   if (kind === 'prompt') {
     const prompt = str(p.prompt) ?? '';
     ev.prompt = adapter.cleanPrompt ? adapter.cleanPrompt(prompt) : prompt;
