@@ -1,0 +1,114 @@
+// Parsing an agent's transcript bytes with its reader: complete lines only, every bad line
+// skipped with a counted reason, never a partial item. Pure (bytes in, items and counts out);
+// capture.ts reads the files and keeps the cursor. Safe on the hook path.
+import type { RawItem } from '../core/transcript.ts';
+import { type DocumentReader, type JsonlReader, type ParseState, SkipLine, UnknownFormat } from './types.ts';
+
+/** A line longer than this is skipped whole (its reason counted), never parsed. */
+export const MAX_TRANSCRIPT_LINE = 8 * 1024 * 1024;
+/** JSON nested deeper than this is refused before parsing into it (a hostile file). */
+export const MAX_JSON_DEPTH = 256;
+
+export interface Skip {
+  /** 1-based line number in the file (0 for a whole document). */
+  line: number;
+  reason: string;
+}
+
+export interface ParsedChunk {
+  items: { raw: RawItem; line: number }[];
+  skips: Skip[];
+  /** Bytes consumed: up to and including the last complete line's newline. */
+  consumed: number;
+  /** Lines consumed. */
+  lines: number;
+  /** Set when the file is in a format version the reader does not know: stop reading it. */
+  unknownVersion?: string;
+}
+
+/** Deeper than `max` levels of `[`/`{` outside strings: checked before JSON.parse, which recurses. */
+export function tooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+/** One line's value, or the reason it is skipped. */
+export function parseJsonLine(line: string): { value: unknown } | { reason: string } {
+  if (line.trim() === '') return { reason: 'empty line' };
+  if (line.length > MAX_TRANSCRIPT_LINE) return { reason: 'line too large' };
+  if (line.includes('\uFFFD')) return { reason: 'invalid UTF-8' };
+  if (tooDeep(line)) return { reason: 'nested too deep' };
+  try {
+    return { value: JSON.parse(line) };
+  } catch {
+    return { reason: 'not JSON' };
+  }
+}
+
+/**
+ * The items of the complete lines of `bytes` (a chunk that starts at a line boundary, line
+ * number `firstLine`). An unterminated last line is left for later (`consumed` stops before
+ * it): the agent may still be writing it. Blank lines are consumed silently.
+ */
+export function parseJsonlChunk(reader: JsonlReader, bytes: Buffer, firstLine: number, state: ParseState): ParsedChunk {
+  const out: ParsedChunk = { items: [], skips: [], consumed: 0, lines: 0 };
+  let start = 0;
+  let line = firstLine;
+  while (start < bytes.length) {
+    const nl = bytes.indexOf(10, start);
+    if (nl < 0) break;
+    const raw = bytes.subarray(start, nl);
+    const next = nl + 1;
+    if (raw.length > 0 && !(raw.length === 1 && raw[0] === 13)) {
+      const text = raw.toString('utf8');
+      const parsed = parseJsonLine(text);
+      if ('reason' in parsed) out.skips.push({ line, reason: parsed.reason });
+      else {
+        try {
+          for (const item of reader.parseLine(parsed.value, line, state)) out.items.push({ raw: item, line });
+        } catch (e) {
+          if (e instanceof UnknownFormat) {
+            out.unknownVersion = e.version;
+            return out;
+          }
+          out.skips.push({ line, reason: e instanceof SkipLine ? e.reason : `reader error: ${e instanceof Error ? e.message : String(e)}`.slice(0, 200) });
+        }
+      }
+    }
+    start = next;
+    out.consumed = next;
+    out.lines++;
+    line++;
+  }
+  return out;
+}
+
+/** The items of a whole document (a file the agent rewrites whole). */
+export function parseDocument(reader: DocumentReader, bytes: Buffer, state: ParseState): ParsedChunk {
+  const out: ParsedChunk = { items: [], skips: [], consumed: bytes.length, lines: 0 };
+  const parsed = parseJsonLine(bytes.toString('utf8'));
+  if ('reason' in parsed) {
+    out.skips.push({ line: 0, reason: parsed.reason === 'not JSON' ? 'incomplete or not JSON' : parsed.reason });
+    return out;
+  }
+  try {
+    for (const item of reader.parseDocument(parsed.value, state)) out.items.push({ raw: item, line: 0 });
+  } catch (e) {
+    if (e instanceof UnknownFormat) out.unknownVersion = e.version;
+    else out.skips.push({ line: 0, reason: e instanceof SkipLine ? e.reason : `reader error: ${e instanceof Error ? e.message : String(e)}`.slice(0, 200) });
+  }
+  return out;
+}
+
+export const newParseState = (): ParseState => ({ meta: {}, own: {} });
