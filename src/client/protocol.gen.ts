@@ -358,6 +358,46 @@ export type Event = (({
     target: SessionId;
   };
   h: ChainHash;
+}) | ({
+  seq: Seq;
+  ts: IsoMillis;
+  type: "transcript.item";
+  surface: Surface;
+  actor: Actor;
+  /** one item of an agent's visible conversation (transcripts.md), captured at turn end or imported */
+  payload: {
+    agent: "claude" | "codex" | "gemini" | "qwen" | "copilot" | "droid" | "opencode" | "kilo" | "pi";
+    agent_session: string;
+    /** the agent's own stable id for the item (with agent and agent_session it identifies the item) */
+    item_id: string;
+    at: IsoMillis;
+    role: "user" | "assistant" | "tool" | "system";
+    kind: "message" | "tool_call" | "tool_result" | "reasoning" | "compaction";
+    /** the visible text, redacted; at most 32 KiB (8 KiB for tool results), head and tail kept around a marked cut */
+    text: string;
+    truncated?: {
+      original_bytes: number;
+      sha256: Sha256Hex;
+    };
+    tool?: {
+      name: string;
+      call_id: string;
+      /** the tool input, redacted, at most 4 KiB of JSON (else {_truncated, original_bytes}) */
+      input?: unknown;
+    };
+    /** workspace-relative paths the item read, wrote or edited */
+    files?: string[];
+    model?: string;
+    usage?: {
+      input?: number;
+      output?: number;
+      cache_read?: number;
+      cache_write?: number;
+    };
+    /** the seq of an earlier record of the same item whose content the agent changed since */
+    supersedes?: Seq;
+  };
+  h: ChainHash;
 })) | ({
   seq: Seq;
   ts: IsoMillis;

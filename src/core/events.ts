@@ -32,10 +32,11 @@ export const RESERVED_TYPES = [
   'prompt.submitted',
   'pointer.published', 'pointer.cleared',
   'ref.captured',
+  'transcript.item',
 ] as const;
 export type ReservedType = (typeof RESERVED_TYPES)[number];
 const RESERVED = new Set<string>(RESERVED_TYPES);
-export const RESERVED_NAMESPACES = ['session', 'context', 'artifact', 'lock', 'runtime', 'episode', 'prompt', 'pointer', 'ref'];
+export const RESERVED_NAMESPACES = ['session', 'context', 'artifact', 'lock', 'runtime', 'episode', 'prompt', 'pointer', 'ref', 'transcript'];
 const CUSTOM_RE = /^x\.[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)*$/;
 
 export function checkEventType(type: string): void {

@@ -19,6 +19,7 @@ import { findOpen, loadEpisodes, queuePrompt } from './episodes.ts';
 import { recordLastRuns } from './lastrun.ts';
 import { promptPayload, titleFromPrompt } from './prompt.ts';
 import { sessionAtEnd, sessionAtStart } from './session.ts';
+import { transcriptAspect } from './transcript.ts';
 
 export interface HookInvocation {
   provider: string;
@@ -90,7 +91,10 @@ export function runHook(inv: HookInvocation): HookRun {
 
   // The session a hook names is created when missing: at start (title `<provider> <short id>`)
   // or at the first prompt (title: its first line). The end event never creates one.
-  const writesAtEvent = (ev.kind === 'start' && (enabled('session') || enabled('pointer'))) || (ev.kind === 'prompt' && (enabled('prompt') || enabled('pointer')));
+  const writesAtEvent =
+    (ev.kind === 'start' && (enabled('session') || enabled('pointer'))) ||
+    (ev.kind === 'prompt' && (enabled('prompt') || enabled('pointer'))) ||
+    (ev.kind === 'turn-end' && enabled('transcript'));
   if (writesAtEvent && !store.exists(sessionId)) {
     try {
       store.ensure(sessionId, {
@@ -143,6 +147,18 @@ export function runHook(inv: HookInvocation): HookRun {
     }
   }
   const out = adapter.shape(ev, res);
+
+  // Before the session aspect: at the end, the last items belong inside the episode they close.
+  if (enabled('transcript') && ev.kind !== 'prompt' && store.exists(sessionId)) {
+    try {
+      const run = transcriptAspect({ store, sessionId, adapter, ev, writer: hookWriter(adapter.name, ev.providerSessionId, 'agent'), now: inv.now, env: inv.env });
+      stderr.push(...run.lines);
+      if (run.result) runs.push({ aspect: 'transcript', event: ev.providerEvent, result: run.result.refused ? `refused ${run.result.refused.code}` : `ok ${run.result.appended}` });
+    } catch (e) {
+      stderr.push(aspectLine('transcript', e));
+      runs.push({ aspect: 'transcript', event: ev.providerEvent, result: `error ${codeOf(e)}` });
+    }
+  }
 
   if (enabled('session') && (ev.kind === 'start' || ev.kind === 'end')) {
     try {

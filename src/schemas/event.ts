@@ -150,6 +150,31 @@ export const EventPayloads = {
     digest: z.string().regex(/^[0-9a-f]{12}$/),
     target: SessionId,
   }),
+  'transcript.item': z
+    .strictObject({
+      agent: z.enum(['claude', 'codex', 'gemini', 'qwen', 'copilot', 'droid', 'opencode', 'kilo', 'pi']),
+      agent_session: z.string().min(1),
+      item_id: z.string().min(1).max(256).meta({ description: "the agent's own stable id for the item (with agent and agent_session it identifies the item)" }),
+      at: IsoMillis,
+      role: z.enum(['user', 'assistant', 'tool', 'system']),
+      kind: z.enum(['message', 'tool_call', 'tool_result', 'reasoning', 'compaction']),
+      text: z.string().meta({ description: 'the visible text, redacted; at most 32 KiB (8 KiB for tool results), head and tail kept around a marked cut' }),
+      truncated: z.strictObject({ original_bytes: NonNegInt, sha256: Sha256Hex }).optional(),
+      tool: z
+        .strictObject({
+          name: z.string(),
+          call_id: z.string(),
+          input: z.unknown().optional().meta({ description: 'the tool input, redacted, at most 4 KiB of JSON (else {_truncated, original_bytes})' }),
+        })
+        .optional(),
+      files: z.array(z.string().min(1)).max(64).optional().meta({ description: 'workspace-relative paths the item read, wrote or edited' }),
+      model: z.string().min(1).optional(),
+      usage: z
+        .strictObject({ input: NonNegInt.optional(), output: NonNegInt.optional(), cache_read: NonNegInt.optional(), cache_write: NonNegInt.optional() })
+        .optional(),
+      supersedes: Seq.optional().meta({ description: 'the seq of an earlier record of the same item whose content the agent changed since' }),
+    })
+    .meta({ description: "one item of an agent's visible conversation (transcripts.md), captured at turn end or imported" }),
 } as const;
 
 export type ReservedEventType = keyof typeof EventPayloads;

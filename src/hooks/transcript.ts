@@ -1,0 +1,44 @@
+// The hooks' transcript aspect (transcripts.md, "Capture from the hooks"): at turn end, before
+// a compaction, at the session end and as a catch-up at the next start, the items the agent's
+// transcript gained since the last capture go into the session. Bounded (one CAPTURE_BUDGET
+// per run, the rest at the next capture), read-only on the agent's files, and failing open:
+// whatever goes wrong is one stderr line, never a broken agent. The prompt hook never comes here.
+import type { HookEvent, ProviderAdapter } from '../providers/types.ts';
+import type { FsStore, Writer } from '../store/store.ts';
+import { type CaptureResult, captureOnce } from '../transcripts/capture.ts';
+import { findReader } from '../transcripts/index.ts';
+
+export interface TranscriptRun {
+  result: CaptureResult | null;
+  /** Lines for stderr (a refusal, skipped lines, an unknown format version). */
+  lines: string[];
+}
+
+export function transcriptAspect(opts: { store: FsStore; sessionId: string; adapter: ProviderAdapter; ev: HookEvent; writer: Writer; now: Date; env: NodeJS.ProcessEnv }): TranscriptRun {
+  const { adapter, ev } = opts;
+  const reader = findReader(adapter.name);
+  if (!reader) return { result: null, lines: [] };
+  const readerEnv = { home: opts.env.HOME || '/', env: opts.env };
+  const path = ev.transcriptPath ?? reader.locate(readerEnv, ev.providerSessionId, ev.cwd);
+  // A new session at its first start has no transcript yet: nothing to say.
+  if (!path) return { result: null, lines: ev.kind === 'start' ? [] : [`baton: hook transcript: TR003 no ${adapter.title} transcript found for session ${ev.providerSessionId}; nothing captured`] };
+  const result = captureOnce({
+    store: opts.store,
+    sessionId: opts.sessionId,
+    reader,
+    path,
+    agentSession: ev.providerSessionId,
+    writer: opts.writer,
+    now: opts.now,
+    readerEnv,
+    workspace: ev.cwd,
+  });
+  const lines: string[] = [];
+  if (result.refused && !(ev.kind === 'start' && result.refused.code === 'TR003')) lines.push(`baton: hook transcript: ${result.refused.code} ${result.refused.message}`);
+  if (result.unknownVersion) lines.push(`baton: hook transcript: TR002 ${path} is in ${adapter.title} format version ${JSON.stringify(result.unknownVersion)}, which this baton does not read; skipped`);
+  if (result.skips.length) {
+    const reasons = [...new Set(result.skips.map((s) => s.reason))].join(', ');
+    lines.push(`baton: hook transcript: TR004 skipped ${result.skips.length} line(s) of ${path} (${reasons}); see baton doctor`);
+  }
+  return { result, lines };
+}

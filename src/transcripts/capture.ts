@@ -1,0 +1,506 @@
+// Capture: an agent's transcript file into its baton session as `transcript.item` events
+// (transcripts.md, "Capture from the hooks", "History import"). The agent's file is the source
+// and is only ever read (opened O_RDONLY, never locked, written, renamed or touched); the log
+// is the truth of what baton holds. Per (session, agent session, file) a cursor says how far
+// the file was read and what it was (inode, a digest of its head), so a crash, a truncated or
+// a rewritten file means reading again, and `items.idx` (key → content digest → seq, rebuilt
+// from the log when missing or behind it) means an item is appended once whoever captures it:
+// the same content is dropped, changed content is appended with `supersedes`. A crash between
+// the append and the cursor's write only makes the next run read those lines again.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import type { EventInput, StoredEvent } from '../core/events.ts';
+import { sha256Hex } from '../core/hash.ts';
+import { isoMillis } from '../core/time.ts';
+import { type TranscriptItem, boundItem, itemDigest, itemKey } from '../core/transcript.ts';
+import { FILE_MODE, appendDurable, ensureDir, readFileOrNull, writeFileAtomic } from '../store/fsutil.ts';
+import { LOG_FILE } from '../store/log.ts';
+import type { FsStore, Writer } from '../store/store.ts';
+import { MAX_TRANSCRIPT_LINE, type ParsedChunk, type Skip, newParseState, parseDocument, parseJsonlChunk } from './parse.ts';
+import type { ParseState, ReaderEnv, TranscriptReader } from './types.ts';
+
+/** One capture run reads at most this much new transcript (transcripts.md: bounded work). */
+export const CAPTURE_BUDGET = 1024 * 1024;
+/** A document (a file rewritten whole) larger than this is not read. */
+export const MAX_DOCUMENT_BYTES = 32 * 1024 * 1024;
+/** Items per append (one write, one fsync); an import of a long session makes several. */
+const APPEND_BATCH = 512;
+const HEAD_BYTES = 4096;
+const TRANSCRIPTS_DIR = 'transcripts';
+const INDEX_FILE = 'items.idx';
+export const RECENT_FILE = 'recent.json';
+
+export interface Cursor {
+  v: 1;
+  agent: string;
+  agent_session: string;
+  path: string;
+  ino: string;
+  size: number;
+  mtime_ms: number;
+  offset: number;
+  line: number;
+  head_sha: string;
+  /** How many bytes from the start head_sha covers. */
+  head_len: number;
+  /** A line longer than MAX_TRANSCRIPT_LINE is being skipped: drop bytes up to the next newline. */
+  skipping?: boolean;
+  state: ParseState;
+  skipped: Record<string, number>;
+  unknown_version?: string;
+  updated_at: string;
+}
+
+export interface CaptureRequest {
+  store: FsStore;
+  sessionId: string;
+  reader: TranscriptReader;
+  path: string;
+  agentSession: string;
+  writer: Writer;
+  now: Date;
+  readerEnv: ReaderEnv;
+  /** Bytes of new transcript this run may read (default CAPTURE_BUDGET); Infinity reads to the end. */
+  budget?: number;
+  /** The workspace paths are made relative to when the transcript names none. */
+  workspace?: string | null;
+  /** Makes the session when it does not exist, from what the reader learned of it; without it, a missing session is an error. */
+  create?: (meta: ParseState['meta']) => void;
+}
+
+export interface CaptureResult {
+  appended: number;
+  superseded: number;
+  duplicates: number;
+  bytes: number;
+  /** Lines skipped this run, with their reasons. */
+  skips: Skip[];
+  /** More is left than the budget let this run read. */
+  more: boolean;
+  unknownVersion?: string;
+  /** Why nothing was read (TR001 outside the agent's store, TR003 not found). */
+  refused?: { code: string; message: string };
+  meta: ParseState['meta'];
+}
+
+const empty = (meta: ParseState['meta'] = {}): CaptureResult => ({ appended: 0, superseded: 0, duplicates: 0, bytes: 0, skips: [], more: false, meta });
+
+/** The cursor's file for one agent session and transcript file. */
+export function cursorPath(sessionDir: string, agent: string, agentSession: string, path: string): string {
+  return join(sessionDir, TRANSCRIPTS_DIR, `${agent}-${sha256Hex(`${agentSession}\u0000${path}`).slice(0, 16)}.cursor.json`);
+}
+
+export function readCursor(file: string): Cursor | null {
+  const b = readFileOrNull(file);
+  if (!b) return null;
+  try {
+    const c = JSON.parse(b.toString('utf8')) as Cursor;
+    return c && c.v === 1 && typeof c.offset === 'number' && c.state ? c : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Every cursor of a session (doctor counts their skipped lines). */
+export function sessionCursors(sessionDir: string): Cursor[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(join(sessionDir, TRANSCRIPTS_DIR));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.endsWith('.cursor.json'))
+    .map((n) => readCursor(join(sessionDir, TRANSCRIPTS_DIR, n)))
+    .filter((c): c is Cursor => c !== null);
+}
+
+const within = (p: string, root: string): boolean => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
+
+/**
+ * The real path of a transcript when it lies inside one of the agent's store folders (links
+ * resolved on both sides); null when it is outside them, or a link out of them.
+ */
+export function insideStore(path: string, roots: readonly string[]): string | null {
+  let real: string;
+  try {
+    real = fs.realpathSync.native(path);
+  } catch {
+    return null;
+  }
+  for (const r of roots) {
+    let root: string;
+    try {
+      root = fs.realpathSync.native(r);
+    } catch {
+      continue;
+    }
+    if (within(real, root)) return real;
+  }
+  return null;
+}
+
+interface ItemIndex {
+  byKey: Map<string, { digest: string; seq: number }>;
+  logBytes: number;
+}
+
+/** items.idx: `<key> <digest> <seq>` per stored item, `@ <log bytes>` after each batch. Caller holds the mutex. */
+function loadItemIndex(sessionDir: string): ItemIndex {
+  const idx: ItemIndex = { byKey: new Map(), logBytes: 0 };
+  const b = readFileOrNull(join(sessionDir, TRANSCRIPTS_DIR, INDEX_FILE));
+  if (b) {
+    const text = b.toString('utf8');
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf('\n', start);
+      if (nl < 0) break; // a torn last line: the log scan below covers it
+      const line = text.slice(start, nl);
+      start = nl + 1;
+      if (line.startsWith('@ ')) {
+        idx.logBytes = Number(line.slice(2)) || 0;
+        continue;
+      }
+      const [key, digest, seq] = line.split(' ');
+      if (key && digest && seq) idx.byKey.set(key, { digest, seq: Number(seq) });
+    }
+  }
+  // The index is a projection: whatever the log holds past what it has seen is folded in.
+  const logPath = join(sessionDir, LOG_FILE);
+  let size = 0;
+  try {
+    size = fs.statSync(logPath).size;
+  } catch {
+    return idx;
+  }
+  if (size < idx.logBytes) {
+    // The log is never shorter than before unless replaced (an import): rebuild from scratch.
+    idx.byKey.clear();
+    idx.logBytes = 0;
+  }
+  if (size > idx.logBytes) foldLogItems(logPath, idx.logBytes, size, idx);
+  return idx;
+}
+
+function foldLogItems(logPath: string, from: number, to: number, idx: ItemIndex): void {
+  const fd = fs.openSync(logPath, 'r');
+  try {
+    const CHUNK = 4 * 1024 * 1024;
+    let carry = '';
+    let pos = from;
+    const buf = Buffer.allocUnsafe(CHUNK);
+    while (pos < to) {
+      const n = fs.readSync(fd, buf, 0, Math.min(CHUNK, to - pos), pos);
+      if (n <= 0) break;
+      pos += n;
+      const text = carry + buf.toString('utf8', 0, n);
+      const lines = text.split('\n');
+      carry = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!line.includes('"type":"transcript.item"')) continue;
+        try {
+          const ev = JSON.parse(line) as StoredEvent;
+          if (ev.type !== 'transcript.item') continue;
+          const item = ev.payload as unknown as TranscriptItem;
+          idx.byKey.set(itemKey(item), { digest: itemDigest(item), seq: ev.seq });
+        } catch {
+          // a torn line: not acknowledged, not an item
+        }
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  idx.logBytes = to;
+}
+
+const actorOf = (role: TranscriptItem['role']): EventInput['actor'] => (role === 'user' ? 'user' : role === 'system' ? 'system' : 'agent');
+
+/** What the agent's file holds past the cursor, read without writing it. */
+interface Read {
+  chunk: ParsedChunk;
+  cursor: Cursor;
+  bytes: number;
+  more: boolean;
+}
+
+function freshCursor(req: CaptureRequest, st: fs.BigIntStats): Cursor {
+  return {
+    v: 1,
+    agent: req.reader.agent,
+    agent_session: req.agentSession,
+    path: req.path,
+    ino: String(st.ino),
+    size: 0,
+    mtime_ms: 0,
+    offset: 0,
+    line: 1,
+    head_sha: '',
+    head_len: 0,
+    state: newParseState(),
+    skipped: {},
+    updated_at: isoMillis(req.now),
+  };
+}
+
+function readPast(fd: number, offset: number, length: number): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  let n = 0;
+  while (n < length) {
+    const r = fs.readSync(fd, buf, n, length - n, offset + n);
+    if (r === 0) break;
+    n += r;
+  }
+  return n === length ? buf : buf.subarray(0, n);
+}
+
+const headOf = (bytes: Buffer): { head_sha: string; head_len: number } => {
+  const head = bytes.subarray(0, HEAD_BYTES);
+  return { head_sha: head.length ? sha256Hex(head) : '', head_len: head.length };
+};
+
+function readNew(req: CaptureRequest, fd: number, prev: Cursor | null): Read {
+  const st = fs.fstatSync(fd, { bigint: true });
+  const size = Number(st.size);
+  let cursor = prev && prev.ino === String(st.ino) && prev.offset <= size ? prev : freshCursor(req, st);
+  if (cursor.offset > 0 && cursor.head_sha) {
+    const head = readPast(fd, 0, cursor.head_len);
+    // Rewritten in place (same inode, other bytes): read it again from the start.
+    if (sha256Hex(head) !== cursor.head_sha) cursor = freshCursor(req, st);
+  }
+  cursor = { ...cursor, size, mtime_ms: Number(st.mtimeMs), updated_at: isoMillis(req.now) };
+  const budget = req.budget ?? CAPTURE_BUDGET;
+  const state = cursor.state;
+
+  if (req.reader.format === 'document') {
+    if (prev && prev.ino === cursor.ino && prev.size === size && prev.mtime_ms === cursor.mtime_ms && prev.offset === size) {
+      return { chunk: { items: [], skips: [], consumed: 0, lines: 0 }, cursor: prev, bytes: 0, more: false };
+    }
+    if (size > MAX_DOCUMENT_BYTES) {
+      return { chunk: { items: [], skips: [{ line: 0, reason: 'document too large' }], consumed: 0, lines: 0 }, cursor: { ...cursor, offset: size }, bytes: 0, more: false };
+    }
+    const bytes = readPast(fd, 0, size);
+    const chunk = parseDocument(req.reader, bytes, state);
+    // An incomplete document (the agent is writing it) is read again next time, not counted.
+    const incomplete = chunk.skips.length === 1 && chunk.skips[0].reason === 'incomplete or not JSON';
+    return { chunk: incomplete ? { ...chunk, skips: [] } : chunk, cursor: { ...cursor, offset: incomplete ? 0 : size, ...headOf(incomplete ? Buffer.alloc(0) : bytes) }, bytes: size, more: false };
+  }
+
+  let offset = cursor.offset;
+  let skipping = cursor.skipping === true;
+  const skips: Skip[] = [];
+  if (skipping) {
+    // Drop the rest of an oversized line, up to its newline, within the budget.
+    const window = readPast(fd, offset, Math.min(budget, size - offset));
+    const nl = window.indexOf(10);
+    if (nl < 0) {
+      const next = offset + window.length;
+      return { chunk: { items: [], skips: [], consumed: 0, lines: 0 }, cursor: { ...cursor, offset: next, skipping: true }, bytes: window.length, more: next < size };
+    }
+    offset += nl + 1;
+    skipping = false;
+    cursor = { ...cursor, line: cursor.line + 1 };
+  }
+  let want = Math.min(budget, size - offset);
+  let window = readPast(fd, offset, want);
+  if (window.length > 0 && window.lastIndexOf(10) < 0 && offset + window.length < size) {
+    // One line longer than the budget: read on to its end, up to the line limit.
+    want = Math.min(MAX_TRANSCRIPT_LINE + 1, size - offset);
+    window = readPast(fd, offset, want);
+    if (window.indexOf(10) < 0 && window.length > MAX_TRANSCRIPT_LINE) {
+      skips.push({ line: cursor.line, reason: 'line too large' });
+      const next = offset + window.length;
+      return { chunk: { items: [], skips, consumed: 0, lines: 0 }, cursor: { ...cursor, offset: next, skipping: true }, bytes: window.length, more: next < size };
+    }
+  }
+  const chunk = parseJsonlChunk(req.reader, window, cursor.line, state);
+  chunk.skips.unshift(...skips);
+  const end = offset + chunk.consumed;
+  return {
+    chunk,
+    cursor: { ...cursor, offset: end, line: cursor.line + chunk.lines, ...headOf(readPast(fd, 0, Math.min(HEAD_BYTES, end))), skipping: false, ...(chunk.unknownVersion ? { unknown_version: chunk.unknownVersion } : {}) },
+    bytes: chunk.consumed,
+    more: !chunk.unknownVersion && end < size && chunk.consumed > 0 && window.length >= budget,
+  };
+}
+
+/**
+ * Reads what the agent's transcript holds past the cursor (at most the budget) and appends its
+ * new items to the session. Never throws for the agent's file being odd: those are skips and
+ * refusals in the result. Store errors (a full disk, a corrupt log) do throw: the caller says
+ * so on one stderr line and the cursor stays where it was.
+ */
+export function captureOnce(req: CaptureRequest): CaptureResult {
+  const roots = req.reader.roots(req.readerEnv);
+  const real = insideStore(req.path, roots);
+  if (real === null) {
+    const exists = fs.existsSync(req.path);
+    return {
+      ...empty(),
+      refused: exists
+        ? { code: 'TR001', message: `${req.path} is outside ${req.reader.agent}'s store (${roots.join(', ') || 'none found'}) or a link out of it; not read` }
+        : { code: 'TR003', message: `no transcript at ${req.path}` },
+    };
+  }
+  const sessionDir = req.store.dir(req.sessionId);
+  const cfile = cursorPath(sessionDir, req.reader.agent, req.agentSession, req.path);
+  const prev = req.store.exists(req.sessionId) ? readCursor(cfile) : null;
+  let fd: number;
+  try {
+    fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch (e) {
+    return { ...empty(), refused: { code: 'TR003', message: `cannot read ${req.path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` } };
+  }
+  let read: Read;
+  try {
+    if (!fs.fstatSync(fd).isFile()) return { ...empty(), refused: { code: 'TR003', message: `${req.path} is not a file` } };
+    read = readNew(req, fd, prev);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const { chunk, cursor } = read;
+  for (const s of chunk.skips) cursor.skipped[s.reason] = (cursor.skipped[s.reason] ?? 0) + 1;
+  const meta = cursor.state.meta;
+  const result: CaptureResult = { ...empty(meta), bytes: read.bytes, skips: chunk.skips, more: read.more, unknownVersion: chunk.unknownVersion };
+  if (!req.store.exists(req.sessionId)) {
+    if (!req.create) return { ...result, refused: { code: 'WS001', message: `session ${req.sessionId} not found` } };
+    req.create(meta);
+  }
+  const nowIso = isoMillis(req.now);
+  const workspace = meta.cwd ?? req.workspace ?? null;
+  const items = chunk.items.map(({ raw }) => {
+    if (raw.role === 'assistant' && !raw.model && meta.model) raw.model = meta.model;
+    return boundItem(req.reader.agent, req.agentSession, raw, { workspace, now: nowIso });
+  });
+  if (items.length) appendItems(req, items, result);
+  ensureDir(join(sessionDir, TRANSCRIPTS_DIR));
+  writeFileAtomic(cfile, `${JSON.stringify(cursor)}\n`, { mode: FILE_MODE });
+  return result;
+}
+
+/** Appends the items not yet stored (idempotence by items.idx), under the session mutex, and the recent projection. */
+function appendItems(req: CaptureRequest, items: TranscriptItem[], result: CaptureResult): void {
+  const dir = req.store.writeDir(req.sessionId);
+  const tdir = join(dir, TRANSCRIPTS_DIR);
+  ensureDir(tdir);
+  const stored = req.store.locked(req.sessionId, () => {
+    const idx = loadItemIndex(dir);
+    const fresh: TranscriptItem[] = [];
+    const seenNow = new Map<string, string>();
+    for (const item of items) {
+      const key = itemKey(item);
+      const digest = itemDigest(item);
+      if (seenNow.get(key) === digest) {
+        result.duplicates++;
+        continue;
+      }
+      const had = idx.byKey.get(key);
+      if (had && had.digest === digest) {
+        result.duplicates++;
+        continue;
+      }
+      if (had) {
+        item.supersedes = had.seq;
+        result.superseded++;
+      }
+      seenNow.set(key, digest);
+      fresh.push(item);
+    }
+    const out: StoredEvent[] = [];
+    for (let i = 0; i < fresh.length; i += APPEND_BATCH) {
+      const batch = fresh.slice(i, i + APPEND_BATCH);
+      const inputs: EventInput[] = batch.map((item) => ({ type: 'transcript.item', surface: req.writer.surface, actor: actorOf(item.role), payload: item as unknown as Record<string, unknown> }));
+      const events = req.store.appendUnderMutex(req.sessionId, inputs, req.writer);
+      out.push(...events);
+      const logBytes = fs.statSync(join(dir, LOG_FILE)).size;
+      const lines = events.map((e) => {
+        const item = e.payload as unknown as TranscriptItem;
+        return `${itemKey(item)} ${itemDigest(item)} ${e.seq}\n`;
+      });
+      // Not fsync'd: a lost line is folded back in from the log (loadItemIndex).
+      appendDurable(join(tdir, INDEX_FILE), `${lines.join('')}@ ${logBytes}\n`, false);
+    }
+    if (out.length) updateRecent(tdir, out);
+    return out;
+  });
+  result.appended = stored.length;
+  if (stored.length) req.store.afterAppend(req.sessionId, stored);
+}
+
+/** The handoff's and the picker's projection: the last requests, conclusions and files, without a fold of the log. */
+export interface Recent {
+  v: 1;
+  items: number;
+  last_agent: string | null;
+  last_agent_session: string | null;
+  last_at: string | null;
+  users: RecentLine[];
+  assistants: RecentLine[];
+  files: { path: string; seq: number; at: string }[];
+}
+export interface RecentLine {
+  seq: number;
+  at: string;
+  agent: string;
+  text: string;
+}
+const RECENT_LINES = 12;
+const RECENT_TEXT = 600;
+const RECENT_FILES = 64;
+
+export function readRecent(sessionDir: string): Recent | null {
+  const b = readFileOrNull(join(sessionDir, TRANSCRIPTS_DIR, RECENT_FILE));
+  if (!b) return null;
+  try {
+    const r = JSON.parse(b.toString('utf8')) as Recent;
+    return r?.v === 1 ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+export function foldRecent(r: Recent, events: readonly StoredEvent[]): Recent {
+  for (const e of events) {
+    if (e.type !== 'transcript.item') continue;
+    const it = e.payload as unknown as TranscriptItem;
+    r.items++;
+    r.last_agent = it.agent;
+    r.last_agent_session = it.agent_session;
+    r.last_at = it.at;
+    const line = { seq: e.seq, at: it.at, agent: it.agent, text: it.text.length > RECENT_TEXT ? `${it.text.slice(0, RECENT_TEXT)}…` : it.text };
+    if (it.kind === 'message' && it.role === 'user' && it.text.trim()) r.users = [...r.users, line].slice(-RECENT_LINES);
+    if (it.kind === 'message' && it.role === 'assistant' && it.text.trim()) r.assistants = [...r.assistants, line].slice(-RECENT_LINES);
+    for (const f of it.files ?? []) r.files = [...r.files.filter((x) => x.path !== f), { path: f, seq: e.seq, at: it.at }].slice(-RECENT_FILES);
+  }
+  return r;
+}
+
+export const emptyRecent = (): Recent => ({ v: 1, items: 0, last_agent: null, last_agent_session: null, last_at: null, users: [], assistants: [], files: [] });
+
+function updateRecent(tdir: string, events: StoredEvent[]): void {
+  const sessionDir = join(tdir, '..');
+  // Missing or unreadable: rebuilt from the log once (the events just written are in it).
+  const prev = readRecent(sessionDir);
+  const next = prev ? foldRecent(prev, events) : rebuildRecent(sessionDir);
+  try {
+    writeFileAtomic(join(tdir, RECENT_FILE), `${JSON.stringify(next)}\n`, { mode: FILE_MODE });
+  } catch {
+    // A projection: the next capture, or a reader, rebuilds it.
+  }
+}
+
+/** The recent projection from the whole log (when it is missing). */
+export function rebuildRecent(sessionDir: string): Recent {
+  const r = emptyRecent();
+  const b = readFileOrNull(join(sessionDir, LOG_FILE));
+  if (!b) return r;
+  const text = b.toString('utf8');
+  const evs: StoredEvent[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.includes('"type":"transcript.item"')) continue;
+    try {
+      evs.push(JSON.parse(line) as StoredEvent);
+    } catch {}
+  }
+  return foldRecent(r, evs);
+}
