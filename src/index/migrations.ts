@@ -67,7 +67,7 @@ CREATE VIRTUAL TABLE event_text USING fts5 (
   content = '',
   contentless_delete = 1,
   contentless_unindexed = 1,
-  tokenize = 'unicode61 remove_diacritics 2'
+  tokenize = 'porter unicode61 remove_diacritics 2'
 );
 `,
   },
@@ -95,6 +95,14 @@ CREATE TABLE text_pending (
   types TEXT NOT NULL
 );
 `,
+  },
+  {
+    // Stemmed search (porter over unicode61: "retry" finds "retries") and transcript items
+    // with their tool names and files (eventText). The tokenizer is 0001's: an index is never
+    // migrated in place (an index of an earlier version is rebuilt from the logs), so this
+    // step only moves the version on, and every index of version 3 or less is rebuilt.
+    id: '0004_porter_items',
+    sql: 'SELECT 1;',
   },
 ];
 

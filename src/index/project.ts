@@ -101,6 +101,12 @@ export function eventText(ev: StoredEvent): string {
       return str(p.path);
     case 'runtime.error':
       return str(p.message);
+    case 'transcript.item': {
+      // The visible text, then the tool's name and the files it named: searchable, and `baton files` finds them.
+      const tool = p.tool && typeof p.tool === 'object' ? str((p.tool as Record<string, unknown>).name) : '';
+      const files = Array.isArray(p.files) ? (p.files as unknown[]).filter((f) => typeof f === 'string').join(' ') : '';
+      return [str(p.text), tool, files].filter(Boolean).join('\n');
+    }
     default:
       return ev.type.startsWith('x.') ? str(p.text) : '';
   }

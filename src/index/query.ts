@@ -10,7 +10,8 @@ import type { StoredEvent } from '../core/events.ts';
 import { type LifecycleState, type OpenEpisode, type SessionRow, applyRedaction, emptyRow, eventText, presentedText, rowState } from './project.ts';
 import { sessionNames } from './rebuild.ts';
 import { parseList } from './chunks.ts';
-import { rowFromDb, textAt } from './writer.ts';
+import { porterStem } from './stem.ts';
+import { eventAt, rowFromDb } from './writer.ts';
 
 export interface ListFilter {
   /** Exact real-path workspace; null for every workspace. */
@@ -141,6 +142,19 @@ export interface SearchFilter {
   cwd: string | null;
   type?: string;
   limit: number;
+  /** Transcript items only (transcripts.md, "Search and files"): of this agent, role, kind, naming this file. */
+  agent?: string;
+  role?: string;
+  kind?: string;
+  /** A path as given (absolute, or relative to each session's workspace). */
+  file?: string;
+  /** Only this session. */
+  session?: string;
+  /** ISO bounds on the item's time (the event's ts for other events). */
+  since?: string;
+  until?: string;
+  /** The clock recency is measured against. */
+  nowMs?: number;
 }
 
 export interface SearchHit {
@@ -152,6 +166,15 @@ export interface SearchHit {
   score: number;
   title: string;
   workspace: string | null;
+  /** When it happened: the item's own time, else the event's. */
+  at: string;
+  /** Transcript items: who said or did it. */
+  agent?: string;
+  role?: string;
+  kind?: string;
+  item_id?: string;
+  tool?: string;
+  files?: string[];
 }
 
 export const HIT_OPEN = '\u0002';
@@ -159,6 +182,10 @@ export const HIT_CLOSE = '\u0003';
 
 interface Term {
   word: string;
+  /** The word's Porter stem: what the index matches (stem.ts). */
+  stem: string;
+  /** The part of the word any word of the same stem starts with (a cheap pre-check on raw log bytes). */
+  need: string;
   prefix: boolean;
 }
 
@@ -168,16 +195,34 @@ export function foldWord(w: string): string {
 }
 
 const WORD_RE = /[\p{L}\p{N}]+/gu;
+/** A query longer than this is refused (USAGE), never handed to SQLite. */
+export const MAX_QUERY_CHARS = 1000;
+const MAX_TERMS = 32;
 
-/** The words of a user query; `word*` keeps a prefix. USAGE when there are none. */
+function commonPrefix(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return a.slice(0, i);
+}
+
+/** The words of a user query; `word*` keeps a prefix. USAGE when there are none, or too many. */
 export function queryTerms(q: string): Term[] {
+  if (typeof q !== 'string' || q.includes('\0')) fail('USAGE', 'the search query holds a NUL byte');
+  if (q.length > MAX_QUERY_CHARS) fail('USAGE', `the search query is ${q.length} characters long; at most ${MAX_QUERY_CHARS}`);
   const terms: Term[] = [];
   for (const raw of q.split(/\s+/)) {
     const prefix = raw.endsWith('*');
     const words = raw.match(WORD_RE) ?? [];
-    for (let i = 0; i < words.length; i++) terms.push({ word: foldWord(words[i]), prefix: prefix && i === words.length - 1 });
+    for (let i = 0; i < words.length; i++) {
+      const word = foldWord(words[i]);
+      const isPrefix = prefix && i === words.length - 1;
+      const stem = isPrefix ? word : porterStem(word);
+      const common = isPrefix ? word : commonPrefix(word, stem).slice(0, -1);
+      terms.push({ word, stem, prefix: isPrefix, need: common.length >= 3 ? common : '' });
+    }
   }
-  if (!terms.length) fail('USAGE', 'the search query has no words to look for');
+  if (!terms.length) fail('USAGE', 'the search query has no words to look for (quotes, operators and * alone are not words)');
+  if (terms.length > MAX_TERMS) fail('USAGE', `the search query has ${terms.length} words; at most ${MAX_TERMS}`);
   return terms;
 }
 
@@ -188,12 +233,14 @@ export function ftsQuery(q: string): string {
     .join(' ');
 }
 
+const termHits = (t: Term, folded: string): boolean => (t.prefix ? folded.startsWith(t.word) : folded === t.word || porterStem(folded) === t.stem);
+
 /** A window of the text around the first matching word, matches between HIT_OPEN and HIT_CLOSE. */
 export function makeSnippet(text: string, terms: Term[], words = 24): string {
   const toks: { start: number; end: number; hit: boolean }[] = [];
   for (const m of text.matchAll(WORD_RE)) {
     const f = foldWord(m[0]);
-    const hit = terms.some((t) => f === t.word || (t.prefix && f.startsWith(t.word)));
+    const hit = terms.some((t) => termHits(t, f));
     toks.push({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length, hit });
   }
   if (!toks.length) return text.slice(0, 160).replace(/\s+/g, ' ');
@@ -214,9 +261,9 @@ export function makeSnippet(text: string, terms: Term[], words = 24): string {
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
-/** The texts of the events at these byte offsets of a log (one read for the span), null where unreadable or, with `need`, surely not matching. */
-export function textsAt(logPath: string, offs: number[], seqs: number[], need?: string[]): (string | null)[] {
-  const out: (string | null)[] = offs.map(() => null);
+/** The events at these byte offsets of a log (one read for the span), null where unreadable or, with `need`, surely not matching. */
+export function eventsAt(logPath: string, offs: number[], seqs: number[], need?: string[]): (StoredEvent | null)[] {
+  const out: (StoredEvent | null)[] = offs.map(() => null);
   if (!offs.length) return out;
   let fd: number;
   try {
@@ -229,10 +276,11 @@ export function textsAt(logPath: string, offs: number[], seqs: number[], need?: 
     const len = Math.min(offs[offs.length - 1] - lo + 64 * 1024, 8 * 1024 * 1024);
     const buf = Buffer.allocUnsafe(Math.max(0, len));
     const n = fs.readSync(fd, buf, 0, buf.length, lo);
-    // Cheap pre-check before parsing: in an ASCII span, a line must hold every query word
-    // as it is (lower-cased); latin1 keeps byte offsets. Other spans are parsed and folded.
+    // Cheap pre-check before parsing: in an ASCII span, a line must hold every query word's
+    // stem prefix as it is (lower-cased); latin1 keeps byte offsets. Other spans are parsed.
     let low: string | null = null;
-    if (need) {
+    const needed = need?.filter(Boolean) ?? [];
+    if (needed.length) {
       const span = buf.toString('latin1', 0, n);
       if (!NON_ASCII.test(span)) low = span.toLowerCase();
     }
@@ -240,16 +288,20 @@ export function textsAt(logPath: string, offs: number[], seqs: number[], need?: 
       const at = off - lo;
       const nl = at >= 0 && at < n ? buf.indexOf(10, at) : -1;
       if (nl < 0 || nl >= n) {
-        out[i] = textAt(logPath, off, seqs[i]);
+        out[i] = eventAt(logPath, off, seqs[i]);
         return;
       }
       try {
-        if (low !== null && need?.some((w) => {
-          const k = low.indexOf(w, at);
-          return k < 0 || k + w.length > nl;
-        })) return;
+        if (
+          low !== null &&
+          needed.some((w) => {
+            const k = low.indexOf(w, at);
+            return k < 0 || k + w.length > nl;
+          })
+        )
+          return;
         const ev = JSON.parse(buf.toString('utf8', at, nl)) as StoredEvent;
-        out[i] = ev.seq === seqs[i] ? eventText(ev) : null;
+        out[i] = ev.seq === seqs[i] ? ev : null;
       } catch {}
     });
     return out;
@@ -259,25 +311,75 @@ export function textsAt(logPath: string, offs: number[], seqs: number[], need?: 
 }
 
 function matchesAll(text: string, terms: Term[]): boolean {
-  const words = new Set((text.match(WORD_RE) ?? []).map(foldWord));
-  return terms.every((q) => words.has(q.word) || (q.prefix && [...words].some((w) => w.startsWith(q.word))));
+  const words = [...new Set((text.match(WORD_RE) ?? []).map(foldWord))];
+  return terms.every((q) => words.some((w) => termHits(q, w)));
+}
+
+const ITEM_FILTERS = ['agent', 'role', 'kind', 'file'] as const;
+const wantsItems = (f: SearchFilter): boolean => ITEM_FILTERS.some((k) => f[k] !== undefined);
+
+/** Whether a file filter names one of an item's files (workspace-relative in the item). */
+export function namesFile(files: readonly string[] | undefined, wanted: string, workspace: string | null): boolean {
+  if (!files?.length) return false;
+  const w = wanted.replace(/\\/g, '/').replace(/^\.\//, '');
+  const ws = workspace?.replace(/\/+$/, '');
+  const rel = ws && w.startsWith(`${ws}/`) ? w.slice(ws.length + 1) : w;
+  return files.some((f) => f === w || f === rel || (ws !== undefined && ws !== null && `${ws}/${f}` === w));
+}
+
+/** The hit an event makes under a filter, or null when the filter leaves it out. */
+function hitOf(ev: StoredEvent, text: string, f: SearchFilter, base: { session: string; title: string; workspace: string | null; score: number }, terms: Term[] | null): SearchHit | null {
+  const p = (ev.payload ?? {}) as Record<string, any>;
+  const isItem = ev.type === 'transcript.item';
+  if (wantsItems(f) && !isItem) return null;
+  if (f.agent !== undefined && p.agent !== f.agent) return null;
+  if (f.role !== undefined && p.role !== f.role) return null;
+  if (f.kind !== undefined && p.kind !== f.kind) return null;
+  if (f.file !== undefined && !namesFile(p.files, f.file, base.workspace)) return null;
+  const at = isItem && typeof p.at === 'string' ? p.at : ev.ts;
+  if (f.since !== undefined && at < f.since) return null;
+  if (f.until !== undefined && at >= f.until) return null;
+  const hit: SearchHit = { ...base, seq: ev.seq, type: ev.type, snippet: terms ? makeSnippet(text, terms) : text.slice(0, 160).replace(/\s+/g, ' '), at };
+  if (isItem) {
+    hit.agent = p.agent;
+    hit.role = p.role;
+    hit.kind = p.kind;
+    hit.item_id = p.item_id;
+    if (p.tool?.name) hit.tool = p.tool.name;
+    if (Array.isArray(p.files)) hit.files = p.files;
+  }
+  return hit;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Relevance with recency: bm25's score, weighed up to twice for what happened in the last days. */
+export function rankScore(relevance: number, at: string, nowMs: number): number {
+  const age = Math.max(0, (nowMs - Date.parse(at)) / DAY_MS) || 0;
+  return relevance * (1 + 1 / (1 + age / 7));
 }
 
 /**
  * Ranked hits: FTS5 finds the chunks holding every word (bm25), then each chunk's events
- * are read from the log and kept when they hold every word themselves, in rank order.
+ * are read from the log and kept when they hold every word themselves and pass the filter;
+ * the candidates are ordered by relevance with recency.
  */
 export function searchIndex(db: Db, home: string, query: string, f: SearchFilter): SearchHit[] {
   const terms = queryTerms(query);
   const where = ['event_text MATCH ?'];
   const args: unknown[] = [ftsQuery(query)];
-  if (f.type) {
+  const type = wantsItems(f) ? 'transcript.item' : f.type;
+  if (type) {
     where.push('instr(t.types, ?) > 0');
-    args.push(f.type);
+    args.push(type);
   }
   if (f.cwd !== null) {
     where.push('s.cwd = ?');
     args.push(f.cwd);
+  }
+  if (f.session !== undefined) {
+    where.push('s.id = ?');
+    args.push(f.session);
   }
   const sql = `SELECT t.rowid AS rid, t.seqs AS seqs, t.offs AS offs, t.types AS types, bm25(event_text) AS score,
        s.id AS session, s.title AS title, s.cwd AS cwd, s.redactions AS redactions
@@ -285,35 +387,38 @@ export function searchIndex(db: Db, home: string, query: string, f: SearchFilter
      WHERE ${where.join(' AND ')} ORDER BY score`;
   type Row = { seqs: string; offs: string; types: string; score: number; session: string; title: string; cwd: string | null; redactions: string };
   const limit = Math.max(1, Math.floor(f.limit));
+  // Candidates beyond the limit, so recency can reorder what relevance found.
+  const want = limit * 3;
   const hits: SearchHit[] = [];
   const take = (r: Row): void => {
     const seqs = parseList(r.seqs);
     const offs = parseList(r.offs);
     const types = r.types.split(',');
-    const pick = seqs.map((_, i) => i).filter((i) => !f.type || types[i] === f.type);
+    const pick = seqs.map((_, i) => i).filter((i) => !type || types[i] === type);
     const red = JSON.parse(r.redactions) as Record<string, string[]>;
-    const texts = textsAt(
+    const evs = eventsAt(
       join(home, 'sessions', r.session, LOG_FILE),
       pick.map((i) => offs[i]),
       pick.map((i) => seqs[i]),
-      terms.map((t) => t.word),
+      terms.map((t) => t.need),
     );
     pick.forEach((i, k) => {
-      const raw = texts[k];
-      if (raw === null || hits.length >= limit) return;
-      const text = presentedText(raw, red[seqs[i]]);
+      const ev = evs[k];
+      if (ev === null || hits.length >= want) return;
+      const text = presentedText(eventText(ev), red[seqs[i]]);
       if (!matchesAll(text, terms)) return;
-      hits.push({ session: r.session, seq: seqs[i], type: types[i], snippet: makeSnippet(text, terms), score: Math.round(-r.score * 1000) / 1000 || 0, title: r.title, workspace: r.cwd });
+      const hit = hitOf(ev, text, f, { session: r.session, title: r.title, workspace: r.cwd, score: Math.round(-r.score * 1000) / 1000 || 0 }, terms);
+      if (hit) hits.push(hit);
     });
   };
   // The best chunks first (a top-N query); when their events do not give enough hits (the
-  // words are spread over different events), one ranked pass over the rest.
-  const head = db.prepare(`${sql} LIMIT ?`).all(...args, limit * 2) as Row[];
+  // words are spread over different events, or the filter leaves most out), one ranked pass over the rest.
+  const head = db.prepare(`${sql} LIMIT ?`).all(...args, want) as Row[];
   for (const r of head) {
-    if (hits.length >= limit) break;
+    if (hits.length >= want) break;
     take(r);
   }
-  if (hits.length < limit && head.length === limit * 2) {
+  if (hits.length < want && head.length === want) {
     let skip = head.length;
     for (const r of db.prepare(sql).iterate(...args) as Iterable<Row>) {
       if (skip > 0) {
@@ -321,34 +426,49 @@ export function searchIndex(db: Db, home: string, query: string, f: SearchFilter
         continue;
       }
       take(r);
-      if (hits.length >= limit) break;
+      if (hits.length >= want) break;
     }
   }
-  return hits;
+  const now = f.nowMs ?? Date.now();
+  return hits
+    .map((h) => ({ h, rank: rankScore(Math.max(h.score, 0.001), h.at, now) }))
+    .sort((a, b) => b.rank - a.rank || (a.h.at < b.h.at ? 1 : -1))
+    .slice(0, limit)
+    .map(({ h }) => h);
 }
 
-/** Search without an index: every word as a case-insensitive substring, newest first. */
+/** Search without an index: every word as it would match the index (stems), newest first. */
 export function searchByScan(home: string, query: string, f: SearchFilter): SearchHit[] {
   const terms = queryTerms(query);
-  const hits: (SearchHit & { ts: string })[] = [];
+  const hits: SearchHit[] = [];
   for (const row of scanRows(home)) {
     if (f.cwd !== null && row.cwd !== f.cwd) continue;
+    if (f.session !== undefined && row.id !== f.session) continue;
     const path = join(home, 'sessions', row.id, LOG_FILE);
-    const texts = new Map<number, { type: string; text: string }>();
+    const texts = new Map<number, { type: string; text: string; off: number }>();
     const r = emptyRow(row.id);
     readLogInto(path, r, statLog(path)?.size ?? 0, (op) => {
-      if (op.kind === 'text') texts.set(op.seq, { type: op.type, text: op.text });
-      else for (const s of op.seqs) {
-        const t = texts.get(s);
-        if (t) t.text = applyRedaction(t.text, op.pattern);
-      }
+      if (op.kind === 'text') texts.set(op.seq, { type: op.type, text: op.text, off: op.off });
+      else
+        for (const s of op.seqs) {
+          const t = texts.get(s);
+          if (t) t.text = applyRedaction(t.text, op.pattern);
+        }
     });
-    for (const [seq, t] of texts) {
-      if (f.type && t.type !== f.type) continue;
-      if (!matchesAll(t.text, terms)) continue;
-      hits.push({ session: row.id, seq, type: t.type, snippet: makeSnippet(t.text, terms), score: 0, title: row.title, workspace: row.cwd, ts: row.last_touched_at });
-    }
+    const type = wantsItems(f) ? 'transcript.item' : f.type;
+    const keep = [...texts].filter(([, t]) => (!type || t.type === type) && matchesAll(t.text, terms));
+    const evs = eventsAt(
+      path,
+      keep.map(([, t]) => t.off),
+      keep.map(([seq]) => seq),
+    );
+    keep.forEach(([, t], k) => {
+      const ev = evs[k];
+      if (!ev) return;
+      const hit = hitOf(ev, t.text, f, { session: row.id, title: row.title, workspace: row.cwd, score: 0 }, terms);
+      if (hit) hits.push(hit);
+    });
   }
-  hits.sort((a, b) => (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : b.seq - a.seq));
-  return hits.slice(0, f.limit).map(({ ts: _ts, ...h }) => h);
+  hits.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : b.seq - a.seq));
+  return hits.slice(0, f.limit);
 }

@@ -256,6 +256,12 @@ export class IndexWriter {
 
 /** The searchable text of the event at byte `off` of a log (null when the line is not that event any more). */
 export function textAt(logPath: string, off: number, seq: number): string | null {
+  const ev = eventAt(logPath, off, seq);
+  return ev ? eventText(ev) : null;
+}
+
+/** The event at byte `off` of a log (null when the line is not that event any more). */
+export function eventAt(logPath: string, off: number, seq: number): StoredEvent | null {
   let fd: number | undefined;
   try {
     fd = fs.openSync(logPath, 'r');
@@ -272,7 +278,7 @@ export function textAt(logPath: string, off: number, seq: number): string | null
       if (pos - off > 2 * 1024 * 1024) return null;
     }
     const ev = JSON.parse(Buffer.concat(parts).toString('utf8')) as StoredEvent;
-    return ev.seq === seq ? eventText(ev) : null;
+    return ev.seq === seq ? ev : null;
   } catch {
     return null;
   } finally {
