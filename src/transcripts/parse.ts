@@ -2,7 +2,7 @@
 // skipped with a counted reason, never a partial item. Pure (bytes in, items and counts out);
 // capture.ts reads the files and keeps the cursor. Safe on the hook path.
 import type { RawItem } from '../core/transcript.ts';
-import { type DocumentReader, type JsonlReader, type ParseState, SkipLine, UnknownFormat } from './types.ts';
+import { type DocumentReader, type JsonlReader, type ParseState, type PayloadReader, SkipLine, UnknownFormat } from './types.ts';
 
 /** A line longer than this is skipped whole (its reason counted), never parsed. */
 export const MAX_TRANSCRIPT_LINE = 8 * 1024 * 1024;
@@ -107,6 +107,33 @@ export function parseDocument(reader: DocumentReader, bytes: Buffer, state: Pars
   } catch (e) {
     if (e instanceof UnknownFormat) out.unknownVersion = e.version;
     else out.skips.push({ line: 0, reason: e instanceof SkipLine ? e.reason : `reader error: ${e instanceof Error ? e.message : String(e)}`.slice(0, 200) });
+  }
+  return out;
+}
+
+/**
+ * The items of the entries a payload reader gets (a plugin's `transcript_items`, or a session's
+ * entries out of its database): each entry like a line (`line` is its 1-based index), a bad one
+ * skipped with its reason, never a partial item.
+ */
+export function parseEntries(reader: PayloadReader, entries: unknown, state: ParseState): ParsedChunk {
+  const out: ParsedChunk = { items: [], skips: [], consumed: 0, lines: 0 };
+  if (!Array.isArray(entries)) {
+    if (entries !== undefined) out.skips.push({ line: 0, reason: 'transcript items are not an array' });
+    return out;
+  }
+  for (let i = 0; i < entries.length; i++) {
+    const line = i + 1;
+    try {
+      for (const item of reader.parseEntry(entries[i], line, state)) out.items.push({ raw: item, line });
+    } catch (e) {
+      if (e instanceof UnknownFormat) {
+        out.unknownVersion = e.version;
+        return out;
+      }
+      out.skips.push({ line, reason: e instanceof SkipLine ? e.reason : `reader error: ${e instanceof Error ? e.message : String(e)}`.slice(0, 200) });
+    }
+    out.lines++;
   }
   return out;
 }
