@@ -114,7 +114,7 @@ export function parseDocument(reader: DocumentReader, bytes: Buffer, state: Pars
 /**
  * The items of the entries a payload reader gets (a plugin's `transcript_items`, or a session's
  * entries out of its database): each entry like a line (`line` is its 1-based index), a bad one
- * skipped with its reason, never a partial item.
+ * (or one nested deeper than MAX_JSON_DEPTH) skipped with its reason, never a partial item.
  */
 export function parseEntries(reader: PayloadReader, entries: unknown, state: ParseState): ParsedChunk {
   const out: ParsedChunk = { items: [], skips: [], consumed: 0, lines: 0 };
@@ -124,6 +124,11 @@ export function parseEntries(reader: PayloadReader, entries: unknown, state: Par
   }
   for (let i = 0; i < entries.length; i++) {
     const line = i + 1;
+    out.lines++;
+    if (valueTooDeep(entries[i])) {
+      out.skips.push({ line, reason: 'nested too deep' });
+      continue;
+    }
     try {
       for (const item of reader.parseEntry(entries[i], line, state)) out.items.push({ raw: item, line });
     } catch (e) {
@@ -133,9 +138,23 @@ export function parseEntries(reader: PayloadReader, entries: unknown, state: Par
       }
       out.skips.push({ line, reason: e instanceof SkipLine ? e.reason : `reader error: ${e instanceof Error ? e.message : String(e)}`.slice(0, 200) });
     }
-    out.lines++;
   }
   return out;
+}
+
+/** A parsed value nested deeper than `max` arrays/objects (walked without recursion: the value may be hostile). */
+export function valueTooDeep(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  let seen = 0;
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (!v || typeof v !== 'object') continue;
+    if (d >= max) return true;
+    // A wide value is walked only so far: its depth, not its size, is what breaks a recursion.
+    if (++seen > 1_000_000) return false;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x && typeof x === 'object') stack.push([x, d + 1]);
+  }
+  return false;
 }
 
 export const newParseState = (): ParseState => ({ meta: {}, own: {} });
