@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { agentsInstalled, CODEX_VERSION, codex, newUser, prepareCodex, removeUsers } from './agents.ts';
 import { ModelServer, type RecordedRequest, type Reply } from './model-server.ts';
-import { FAKE_SECRET, filesUnder, keep, logHookCommand, queueScript, stablePaths, toolNames } from './record-transcripts-lib.ts';
+import { FAKE_SECRET, filesUnder, keep, logHookCommand, queueScript, stablePaths, } from './record-transcripts-lib.ts';
 import { FIXTURES } from '../helpers.ts';
 
 if (!agentsInstalled().codex) throw new Error(`Codex CLI ${CODEX_VERSION} is not installed in .e2e/agents`);
