@@ -105,7 +105,7 @@ test('output per provider: Gemini JSON only, Codex plain text, both carrying the
   const c = run(home, { session_id: randomUUID(), hook_event_name: 'SessionStart', source: 'startup', cwd: home, model: 'gpt-5' }, ['codex']);
   assert.equal(c.code, 0, c.stderr);
   assert.match(c.stdout, /^TASK_POINTER_V2/);
-  const e = run(home, { session_id: randomUUID(), hook_event_name: 'Stop', cwd: home }, ['codex']);
+  const e = run(home, { session_id: randomUUID(), hook_event_name: 'PostToolUse', cwd: home }, ['codex']);
   assert.equal(e.code, 0);
   assert.equal(e.stdout, '');
   assert.match(e.stderr, /not one baton handles/);

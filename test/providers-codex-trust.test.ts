@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { codexHookKey } from '../src/providers/codex-trust.ts';
 import { type AgentWorld, BIN, agentWorld, baton } from './helpers.ts';
 
-const EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd'];
+const EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd', 'Stop'];
 
 function trustRecord(w: AgentWorld, codexHome: string, opts: { disabled?: string } = {}): void {
   const file = join(w.home, '.codex', 'hooks.json');
@@ -42,7 +42,7 @@ test('codex installed, no trust record: status, verify and doctor say wired, not
   assert.equal(v.code, 0, v.stdout + v.stderr);
   assert.deepEqual(
     v.json.entries.map((e: { trusted: boolean }) => e.trusted),
-    [false, false, false, false],
+    [false, false, false, false, false],
   );
   assert.match(baton(['verify', 'codex'], { env: w.env, cwd: w.project }).stdout, /ok, not trusted .*\/hooks/);
   const d = baton(['doctor', '--json'], { env: w.env, cwd: w.project });

@@ -47,7 +47,7 @@ for (const scope of ['user', 'project'] as const) {
     const file = scope === 'user' ? join(w.home, '.copilot/hooks/baton.json') : join(w.project, '.github/hooks/baton.json');
     const owned = JSON.parse(fs.readFileSync(file, 'utf8'));
     assert.equal(owned.version, 1);
-    assert.deepEqual(Object.keys(owned.hooks), ['sessionStart', 'userPromptSubmitted', 'preCompact', 'sessionEnd']);
+    assert.deepEqual(Object.keys(owned.hooks), ['sessionStart', 'userPromptSubmitted', 'preCompact', 'sessionEnd', 'agentStop']);
     assert.match(owned.hooks.sessionStart[0].bash, /^BATON_HOOK_EVENT=sessionStart /);
     assert.equal(owned.hooks.sessionStart[0].timeoutSec, 10);
     let sid = '';
@@ -55,8 +55,7 @@ for (const scope of ['user', 'project'] as const) {
       sid = String(payload.sessionId);
       const r = runCopilotEvent({ hooksDirs: hooksDirs(w), event, payload: { ...payload, cwd: w.project }, projectDir: w.project, env: w.env });
       assert.deepEqual(r.errors, [], event);
-      if (event === 'agentStop') assert.equal(r.runs.length, 0, 'agentStop is not an event baton wires');
-      else assert.equal(r.runs.length, 1, event);
+      assert.equal(r.runs.length, 1, event);
       if (event === 'sessionStart' && payload.source === 'new') assert.match(r.contexts[0] ?? '', /^TASK_POINTER_V2/);
       if (event === 'userPromptSubmitted') assert.equal(r.contexts.length, 1, 'the prompt gets the block or its UNCHANGED line');
       if (event === 'preCompact' || event === 'sessionEnd') assert.deepEqual(r.contexts, []);
@@ -90,7 +89,7 @@ for (const scope of ['user', 'project'] as const) {
     }
     const v = baton(['verify', 'copilot', '--json'], { env: w.env, cwd: w.project });
     assert.equal(v.code, 0, v.stdout);
-    assert.equal(v.json.entries.length, 4);
+    assert.equal(v.json.entries.length, 5);
     for (const r of v.json.entries) assert.equal(r.ok, true, `${r.event}: ${r.problems.join('; ')}`);
   });
 }
@@ -111,8 +110,8 @@ test('copilot: install then uninstall leaves HOME and the repository as they wer
   assert.deepEqual(
     u.json.results.map((r: any) => [r.scope, r.removed, r.file_removed]),
     [
-      ['user', 4, true],
-      ['project', 4, true],
+      ['user', 5, true],
+      ['project', 5, true],
     ],
   );
   assert.equal(treeHash(w.home), home0);
@@ -130,7 +129,7 @@ test('copilot: an earlier baton entry that differs is refused (HK101) and nothin
   assert.match(r.stderr, /HK101/);
   assert.equal(treeHash(w.home), before);
   ok(w, ['install', 'copilot', '--force']);
-  assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(file, 'utf8')).hooks), ['sessionStart', 'sessionEnd', 'userPromptSubmitted', 'preCompact']);
+  assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(file, 'utf8')).hooks), ['sessionStart', 'sessionEnd', 'userPromptSubmitted', 'preCompact', 'agentStop']);
   fs.writeFileSync(file, '[1, 2]\n');
   const bad = treeHash(w.home);
   const r2 = baton(['install', 'copilot'], { env: w.env, cwd: w.project });

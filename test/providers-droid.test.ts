@@ -41,7 +41,7 @@ for (const scope of ['user', 'project', 'local'] as const) {
       sids.add(p.session_id);
       const r = runProviderEvent({ provider: 'droid', settingsFiles: settingsFiles(w), payload: p, projectDir: w.project, env: w.env });
       assert.deepEqual(r.errors, [], p.hook_event_name);
-      if (p.hook_event_name === 'Stop') assert.equal(r.runs.length, 0);
+      assert.equal(r.runs.length, 1, p.hook_event_name);
       if (p.hook_event_name === 'SessionStart') assert.match(r.contexts[0] ?? '', /^TASK_POINTER_V2/);
     }
     assert.equal(sids.size, 2);
@@ -69,7 +69,7 @@ test('droid: install then uninstall gives back ~/.factory/settings.json (customM
   fs.writeFileSync(file, original);
   ok(w, ['install', 'droid']);
   const wired = JSON.parse(fs.readFileSync(file, 'utf8'));
-  assert.deepEqual(Object.keys(wired.hooks), ['SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd']);
+  assert.deepEqual(Object.keys(wired.hooks), ['SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd', 'Stop']);
   assert.equal(wired.hooks.SessionStart[0].hooks[0].timeout, 10);
   ok(w, ['uninstall', 'droid']);
   assert.equal(fs.readFileSync(file, 'utf8'), original);

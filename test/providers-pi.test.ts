@@ -44,7 +44,7 @@ test('pi (user scope): install writes ~/.pi/agent/extensions/baton.ts, a second 
   ok(w, ['install', 'pi']);
   const file = join(w.home, '.pi', 'agent', 'extensions', 'baton.ts');
   const hooks = entriesOf(file);
-  assert.deepEqual(Object.keys(hooks), ['session_start', 'input', 'session_before_compact', 'session_shutdown']);
+  assert.deepEqual(Object.keys(hooks), ['session_start', 'input', 'session_before_compact', 'session_shutdown', 'agent_end']);
   for (const c of Object.values(hooks)) assert.equal(c, `${process.execPath} ${BIN} hook pi`);
   assert.match(fs.readFileSync(file, 'utf8'), /^const TIMEOUT_MS = 10000;$/m);
   const before = fs.readFileSync(file, 'utf8');
@@ -55,7 +55,7 @@ test('pi (user scope): install writes ~/.pi/agent/extensions/baton.ts, a second 
   const state = (row: string) => st.json.rows.find((r: any) => r.row === row)?.state;
   assert.deepEqual(['pi', 'pi:session', 'pi:pointer'].map(state), ['wired', 'wired', 'wired']);
   const v = ok(w, ['verify', 'pi', '--json']);
-  assert.equal(v.json.entries.length, 4);
+  assert.equal(v.json.entries.length, 5);
   for (const r of v.json.entries) assert.equal(r.ok, true, `${r.event}: ${r.problems.join('; ')}`);
   assert.equal(fs.existsSync(w.store), false, 'verify wrote nothing');
   ok(w, ['uninstall', 'pi']);
@@ -165,6 +165,20 @@ test('pi extension: the payloads reach baton hook pi, the start and prompt conte
     evs.filter((e) => e.type === 'prompt.submitted').map((e) => e.payload.text),
     ['first prompt'],
   );
+});
+
+test('pi extension: agent_end (the turn end) pipes the session id, cwd and session file into its command, and is silent without an entry', async () => {
+  const w = world();
+  const out = join(w.root, 'agent-end.json');
+  const on = await loadExtension(w, { agent_end: `cat > '${out}'` });
+  const { ctx, said } = piContext(w, 'pi-ext-turn-end', 2);
+  assert.equal(await on.agent_end({ type: 'agent_end', messages: [] }, ctx), undefined);
+  assert.deepEqual(JSON.parse(fs.readFileSync(out, 'utf8')), { hook_event_name: 'agent_end', session_id: 'pi-ext-turn-end', cwd: w.project, transcript_path: join(w.home, 'session.jsonl') });
+  fs.rmSync(out);
+  const none = await loadExtension(w, { session_start: `cat > '${out}'` });
+  assert.equal(await none.agent_end({ type: 'agent_end', messages: [] }, ctx), undefined);
+  assert.equal(fs.existsSync(out), false);
+  assert.deepEqual(said, []);
 });
 
 test('pi extension: a hook that hangs is stopped at the timeout and one that cannot run is one line to the user; no handler throws or blocks pi', async () => {

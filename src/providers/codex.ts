@@ -10,7 +10,8 @@ import { type ProviderAdapter, shapeJson } from './types.ts';
 export const codex: ProviderAdapter = {
   name: 'codex',
   title: 'Codex CLI',
-  events: { start: 'SessionStart', prompt: 'UserPromptSubmit', 'pre-compact': 'PreCompact', end: 'SessionEnd' },
+  // Stop fires after every turn (0.171.0: test/fixtures/providers/codex/Stop.json, with transcript_path).
+  events: { start: 'SessionStart', prompt: 'UserPromptSubmit', 'pre-compact': 'PreCompact', end: 'SessionEnd', 'turn-end': 'Stop' },
   // Codex's end reasons follow Claude Code's: the deliberate ones close, anything else interrupts.
   closedReasons: ['clear', 'logout', 'prompt_input_exit', 'resume'],
   settings: {
@@ -22,7 +23,7 @@ export const codex: ProviderAdapter = {
   shimCommand: '"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"/.baton/hooks/codex',
   timeoutValue: 10,
   timeoutUnit: 'seconds',
-  budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000, end: 10_000 },
+  budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000, end: 10_000, 'turn-end': 10_000 },
   installNote: (home) =>
     'Codex runs unmanaged hooks only after you trust them: open /hooks in Codex and trust the baton entries.\n' +
     `Codex runs the agent's commands in a sandbox: for the agent to publish its pointer, the store must be writable from it (add ${home} to sandbox_workspace_write.writable_roots in ~/.codex/config.toml, or run with --sandbox workspace-write and the store inside the workspace).`,

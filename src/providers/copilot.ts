@@ -4,7 +4,8 @@
 // event: each entry's command sets BATON_HOOK_EVENT to its event. Context goes out as
 // top-level `{"additionalContext": ...}` on sessionStart and userPromptSubmitted (plain
 // stdout and hookSpecificOutput are ignored by Copilot). `copilot -p` ends with sessionEnd
-// reason `complete`; a bare `/compact` fires preCompact and no sessionStart.
+// reason `complete`; a bare `/compact` fires preCompact and no sessionStart; agentStop (with
+// transcriptPath) ends every turn: baton's turn-end.
 import { type HookOutput, type ProviderAdapter, shapeJson } from './types.ts';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -28,7 +29,8 @@ export function copilotPayload(p: Record<string, unknown>, env: NodeJS.ProcessEn
 export const copilot: ProviderAdapter = {
   name: 'copilot',
   title: 'GitHub Copilot CLI',
-  events: { start: 'sessionStart', prompt: 'userPromptSubmitted', 'pre-compact': 'preCompact', end: 'sessionEnd' },
+  // agentStop ends every turn (1.0.102: test/fixtures/providers/copilot/agentStop.json, with transcriptPath → transcript_path).
+  events: { start: 'sessionStart', prompt: 'userPromptSubmitted', 'pre-compact': 'preCompact', end: 'sessionEnd', 'turn-end': 'agentStop' },
   // `complete` is a finished run (also `copilot -p`), `user_exit` a deliberate quit; `error`, `abort`, `timeout` and unknown → interrupted.
   closedReasons: ['complete', 'user_exit'],
   settings: {
@@ -41,7 +43,7 @@ export const copilot: ProviderAdapter = {
   shimCommand: '"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"/.baton/hooks/copilot',
   timeoutValue: 10,
   timeoutUnit: 'seconds',
-  budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000, end: 10_000 },
+  budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000, end: 10_000, 'turn-end': 10_000 },
   normalize: copilotPayload,
   installNote: (_home, scope) =>
     scope === 'user' ? undefined : 'Copilot runs repository hooks in a folder you trust: trust it when Copilot asks (with -p: --trust-folder or COPILOT_ALLOW_ALL=true).',

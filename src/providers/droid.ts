@@ -8,7 +8,8 @@ import { type ProviderAdapter, shapeJson } from './types.ts';
 export const droid: ProviderAdapter = {
   name: 'droid',
   title: 'Factory Droid',
-  events: { start: 'SessionStart', prompt: 'UserPromptSubmit', 'pre-compact': 'PreCompact', end: 'SessionEnd' },
+  // Stop fires at the end of every turn, exec included (0.225.2: test/fixtures/providers/droid/Stop.json, with transcript_path).
+  events: { start: 'SessionStart', prompt: 'UserPromptSubmit', 'pre-compact': 'PreCompact', end: 'SessionEnd', 'turn-end': 'Stop' },
   // Claude Code's reason table: `other` (every `droid exec` end) → interrupted.
   closedReasons: ['clear', 'logout', 'prompt_input_exit', 'resume'],
   settings: {
@@ -21,6 +22,6 @@ export const droid: ProviderAdapter = {
   shimCommand: '"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"/.baton/hooks/droid',
   timeoutValue: 10,
   timeoutUnit: 'seconds',
-  budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000, end: 10_000 },
+  budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000, end: 10_000, 'turn-end': 10_000 },
   shape: (ev, res) => shapeJson(ev, res, { contextEvents: ['start', 'prompt'] }),
 };

@@ -205,6 +205,18 @@ export default function baton(pi: any): void {
     }),
   );
 
+  // The end of pi's answer to a prompt (all its turns and tool calls): baton's turn end, where
+  // the transcript aspect reads what pi appended to the session file. Never awaited by pi's
+  // loop longer than TIMEOUT_MS; it gives the model nothing.
+  pi.on(
+    "agent_end",
+    guarded("agent_end", async (_event, ctx) => {
+      if (!BATON_HOOKS.agent_end) return;
+      const a = await runHook("agent_end", { hook_event_name: "agent_end", ...session(ctx) }, ctx.cwd);
+      tell(ctx, a.said);
+    }),
+  );
+
   pi.on(
     "session_shutdown",
     guarded("session_shutdown", async (event, ctx) => {

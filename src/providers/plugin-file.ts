@@ -52,7 +52,10 @@ export function renderPlugin(adapter: ProviderAdapter, entries: readonly { event
 // The start's context is pushed to the system prompt of every request of that session; a
 // prompt's context is a synthetic part of the user's message, kept in the history like the
 // context Claude Code adds to a prompt (a later prompt may be answered by a one-line
-// UNCHANGED that refers to it).
+// UNCHANGED that refers to it). With the transcript aspect, session.idle also carries the
+// messages since the last idle this process sent (`transcript_items`, each `{info, parts}` as
+// the plugin's client returns it: opencode and Kilo keep them in SQLite, which the hook cannot
+// read; ADR 0046).
 const PLUGIN = `// baton's plugin for __TITLE__, written by \`baton install __PROVIDER__\`. baton owns this file:
 // change or remove it with \`baton install\` / \`baton uninstall\` (an edit is overwritten).
 // It pipes a session's start, prompts, compaction and idle into baton's hook as JSON and gives
@@ -62,8 +65,10 @@ import { spawn } from 'node:child_process';
 
 const BATON = __CONFIG__;
 
-export const BatonPlugin = async ({ directory }) => {
+export const BatonPlugin = async ({ client, directory }) => {
   const started = new Map(); // session id -> its start (a promise): this process started it
+  const sentUpTo = new Map(); // session id -> the time up to which its messages were sent
+  const loadedAt = Date.now();
   const system = new Map(); // session id -> the start's context
   const children = new Set(); // subagent sessions
   const wanted = (event) => typeof BATON.hooks[event] === 'string';
@@ -99,6 +104,49 @@ export const BatonPlugin = async ({ directory }) => {
       }
     });
 
+  // The transcript aspect: the session.idle command runs it unless its --aspects leave it out.
+  const wantsTranscript = () => {
+    const m = /--aspects[= ]+['"]?([a-z,]+)/.exec(BATON.hooks['session.idle'] || '');
+    return !m || m[1].split(',').includes('transcript');
+  };
+  // A string over 64 KiB is cut here (the hook cuts every text further): a payload stays small.
+  const cap = (v, depth) => {
+    if (typeof v === 'string') return v.length > 65536 ? v.slice(0, 49152) + '\\n[… cut by baton: ' + (v.length - 65536) + ' characters …]\\n' + v.slice(-16384) : v;
+    if (!v || typeof v !== 'object' || depth > 32) return v;
+    if (Array.isArray(v)) return v.map((x) => cap(x, depth + 1));
+    const o = {};
+    for (const k of Object.keys(v)) o[k] = cap(v[k], depth + 1);
+    return o;
+  };
+  // The session's messages (with their parts, as the plugin API gives them) created or
+  // completed since the last send of this process (since it loaded, the first time), newest
+  // last, at most 4 MiB of them: the turn baton's transcript aspect records.
+  const transcript = async (sessionID) => {
+    if (!client || !wantsTranscript()) return {};
+    try {
+      const since = sentUpTo.get(sessionID) ?? loadedAt;
+      const now = Date.now();
+      const res = await client.session.messages({ path: { id: sessionID } });
+      const all = Array.isArray(res && res.data) ? res.data : [];
+      const fresh = all.filter((m) => {
+        const t = (m && m.info && m.info.time) || {};
+        return Math.max(t.created || 0, t.completed || 0) >= since;
+      });
+      const items = [];
+      let bytes = 0;
+      for (let i = fresh.length - 1; i >= 0; i--) {
+        const m = cap(fresh[i], 0);
+        bytes += JSON.stringify(m).length;
+        if (bytes > 4 * 1024 * 1024 && items.length) break;
+        items.unshift(m);
+      }
+      sentUpTo.set(sessionID, now);
+      return { transcript_items: items, transcript_omitted: fresh.length - items.length };
+    } catch {
+      return {};
+    }
+  };
+
   const start = (sessionID, source) => {
     const run = wanted('session.start') ? hook('session.start', sessionID, { source }) : Promise.resolve('');
     const p = run.then((context) => {
@@ -121,7 +169,7 @@ export const BatonPlugin = async ({ directory }) => {
           const s = started.get(p.sessionID);
           started.delete(p.sessionID);
           await s;
-          if (wanted('session.idle')) await hook('session.idle', p.sessionID, { reason: 'idle' });
+          if (wanted('session.idle')) await hook('session.idle', p.sessionID, { reason: 'idle', ...(await transcript(p.sessionID)) });
         }
       } catch {}
     },

@@ -2,7 +2,7 @@
 // skipped with a counted reason, never a partial item. Pure (bytes in, items and counts out);
 // capture.ts reads the files and keeps the cursor. Safe on the hook path.
 import type { RawItem } from '../core/transcript.ts';
-import { type DocumentReader, type JsonlReader, type ParseState, SkipLine, UnknownFormat } from './types.ts';
+import { type DocumentReader, type JsonlReader, type ParseState, type PayloadReader, SkipLine, UnknownFormat } from './types.ts';
 
 /** A line longer than this is skipped whole (its reason counted), never parsed. */
 export const MAX_TRANSCRIPT_LINE = 8 * 1024 * 1024;
@@ -109,6 +109,52 @@ export function parseDocument(reader: DocumentReader, bytes: Buffer, state: Pars
     else out.skips.push({ line: 0, reason: e instanceof SkipLine ? e.reason : `reader error: ${e instanceof Error ? e.message : String(e)}`.slice(0, 200) });
   }
   return out;
+}
+
+/**
+ * The items of the entries a payload reader gets (a plugin's `transcript_items`, or a session's
+ * entries out of its database): each entry like a line (`line` is its 1-based index), a bad one
+ * (or one nested deeper than MAX_JSON_DEPTH) skipped with its reason, never a partial item.
+ */
+export function parseEntries(reader: PayloadReader, entries: unknown, state: ParseState): ParsedChunk {
+  const out: ParsedChunk = { items: [], skips: [], consumed: 0, lines: 0 };
+  if (!Array.isArray(entries)) {
+    if (entries !== undefined) out.skips.push({ line: 0, reason: 'transcript items are not an array' });
+    return out;
+  }
+  for (let i = 0; i < entries.length; i++) {
+    const line = i + 1;
+    out.lines++;
+    if (valueTooDeep(entries[i])) {
+      out.skips.push({ line, reason: 'nested too deep' });
+      continue;
+    }
+    try {
+      for (const item of reader.parseEntry(entries[i], line, state)) out.items.push({ raw: item, line });
+    } catch (e) {
+      if (e instanceof UnknownFormat) {
+        out.unknownVersion = e.version;
+        return out;
+      }
+      out.skips.push({ line, reason: e instanceof SkipLine ? e.reason : `reader error: ${e instanceof Error ? e.message : String(e)}`.slice(0, 200) });
+    }
+  }
+  return out;
+}
+
+/** A parsed value nested deeper than `max` arrays/objects (walked without recursion: the value may be hostile). */
+export function valueTooDeep(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  let seen = 0;
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (!v || typeof v !== 'object') continue;
+    if (d >= max) return true;
+    // A wide value is walked only so far: its depth, not its size, is what breaks a recursion.
+    if (++seen > 1_000_000) return false;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x && typeof x === 'object') stack.push([x, d + 1]);
+  }
+  return false;
 }
 
 export const newParseState = (): ParseState => ({ meta: {}, own: {} });

@@ -88,4 +88,35 @@ export interface DocumentReader extends ReaderBase {
   parseDocument(value: unknown, state: ParseState): RawItem[];
 }
 
-export type TranscriptReader = JsonlReader | DocumentReader;
+/** The few calls of a better-sqlite3 handle a database reader makes (injected: the reader imports no library). */
+export interface Db {
+  prepare(sql: string): { all(...params: unknown[]): unknown[] };
+}
+
+/** One session in an agent's database (history scan/import). */
+export interface DbSession {
+  agentSession: string;
+  cwd?: string;
+  title?: string;
+  /** ISO times of its first and last record. */
+  startedAt?: string;
+  updatedAt?: string;
+}
+
+/**
+ * A reader of an agent that keeps its sessions in a database the hook cannot open (opencode and
+ * Kilo: SQLite). At the hook, baton's own plugin inside the agent sends the turn's records in the
+ * payload (`transcript_items`, an array); for history import, the database is read through a
+ * handle the caller opens (read-only) and injects. Both give the same entries, parsed one by one.
+ */
+export interface PayloadReader extends ReaderBase {
+  format: 'payload';
+  /** The items of one entry (one message of the agent with its parts); throws SkipLine for a shape it does not know. */
+  parseEntry(value: unknown, index: number, state: ParseState): RawItem[];
+  /** The sessions in a database file list() found. */
+  databaseSessions(db: Db): DbSession[];
+  /** Every entry of one session, oldest first, in the payload's shape. */
+  databaseEntries(db: Db, agentSession: string): unknown[];
+}
+
+export type TranscriptReader = JsonlReader | DocumentReader | PayloadReader;

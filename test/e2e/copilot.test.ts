@@ -36,7 +36,7 @@ describe(`GitHub Copilot CLI ${COPILOT_VERSION} with baton installed (offline)`,
     const inst = userBaton(['install', 'copilot'], user);
     assert.equal(inst.code, 0, `install failed: ${inst.stderr}${inst.stdout}`);
     const owned = JSON.parse(fs.readFileSync(join(user.home, '.copilot', 'hooks', 'baton.json'), 'utf8'));
-    assert.deepEqual(Object.keys(owned.hooks), ['sessionStart', 'userPromptSubmitted', 'preCompact', 'sessionEnd']);
+    assert.deepEqual(Object.keys(owned.hooks), ['sessionStart', 'userPromptSubmitted', 'preCompact', 'sessionEnd', 'agentStop']);
     const v = userBaton(['verify', 'copilot'], user);
     assert.equal(v.code, 0, `verify failed:\n${v.stdout}\n${v.stderr}`);
   });

@@ -34,9 +34,9 @@ export interface RecordedRequest {
 /**
  * `shell`: a call of the agent's own shell tool with that command; `tool`: a call of the tool
  * named so (as the agent lists it, e.g. Claude Code's `mcp__baton__pointer_publish`) with
- * `input` as its arguments.
+ * `input` as its arguments. `reasoning`: a reasoning summary before the text (Responses API only).
  */
-export type Reply = { text: string } | { shell: string; text?: string } | { tool: string; input: Record<string, unknown>; text?: string } | { hang: true };
+export type Reply = { text: string; reasoning?: string } | { shell: string; text?: string } | { tool: string; input: Record<string, unknown>; text?: string } | { hang: true };
 
 /** Decides the reply to one request; `undefined` → the default (a short plain text). */
 export type Script = (req: RecordedRequest) => Reply | undefined;
@@ -226,6 +226,8 @@ function geminiReply(res: ServerResponse, req: RecordedRequest, reply: Answer): 
 function openaiReply(res: ServerResponse, req: RecordedRequest, reply: Answer): void {
   const id = `resp_${randomUUID().replace(/-/g, '')}`;
   const items: any[] = [];
+  // A reasoning summary the agent may show (Responses API `reasoning` item, no encrypted content).
+  if ('reasoning' in reply && reply.reasoning) items.push({ type: 'reasoning', id: `rs_${randomUUID().replace(/-/g, '')}`, summary: [{ type: 'summary_text', text: reply.reasoning }] });
   if (reply.text) items.push({ type: 'message', id: `msg_${randomUUID().replace(/-/g, '')}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] });
   if ('shell' in reply) items.push({ type: 'function_call', id: `fc_${randomUUID().replace(/-/g, '')}`, call_id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: 'exec_command', arguments: JSON.stringify({ cmd: reply.shell }), status: 'completed' });
   if ('tool' in reply) items.push({ type: 'function_call', id: `fc_${randomUUID().replace(/-/g, '')}`, call_id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: reply.tool, arguments: JSON.stringify(reply.input), status: 'completed' });

@@ -45,7 +45,7 @@ describe(`pi ${PI_VERSION} with baton installed (offline)`, { skip }, () => {
     const line = /^const BATON_HOOKS: Record<string, string> = (\{.*\});$/m.exec(fs.readFileSync(extension(), 'utf8'));
     assert.ok(line, 'the extension carries its entries line');
     const hooks = JSON.parse(line[1]);
-    assert.deepEqual(Object.keys(hooks), ['session_start', 'input', 'session_before_compact', 'session_shutdown']);
+    assert.deepEqual(Object.keys(hooks), ['session_start', 'input', 'session_before_compact', 'session_shutdown', 'agent_end']);
     for (const command of Object.values(hooks)) assert.match(String(command), /baton\.cjs hook pi$/);
     const v = userBaton(['verify', 'pi'], user);
     assert.equal(v.code, 0, `verify failed:\n${v.stdout}\n${v.stderr}`);
