@@ -5,7 +5,7 @@
 // whatever goes wrong is one stderr line, never a broken agent. The prompt hook never comes here.
 import type { HookEvent, ProviderAdapter } from '../providers/types.ts';
 import type { FsStore, Writer } from '../store/store.ts';
-import { type CaptureResult, captureOnce } from '../transcripts/capture.ts';
+import { type CaptureResult, captureEntries, captureOnce } from '../transcripts/capture.ts';
 import { findReader } from '../transcripts/index.ts';
 
 export interface TranscriptRun {
@@ -19,6 +19,12 @@ export function transcriptAspect(opts: { store: FsStore; sessionId: string; adap
   const reader = findReader(adapter.name);
   if (!reader) return { result: null, lines: [] };
   const readerEnv = { home: opts.env.HOME || '/', env: opts.env };
+  if (reader.format === 'payload') {
+    // opencode and Kilo: baton's plugin hands the new messages over in the payload.
+    if (ev.payload?.transcript_items === undefined) return { result: null, lines: [] };
+    const result = captureEntries({ store: opts.store, sessionId: opts.sessionId, reader, agentSession: ev.providerSessionId, writer: opts.writer, now: opts.now, readerEnv, workspace: ev.cwd }, ev.payload.transcript_items, { cwd: ev.cwd ?? undefined });
+    return { result, lines: reportLines(adapter, 'the hook payload', result) };
+  }
   const path = ev.transcriptPath ?? reader.locate(readerEnv, ev.providerSessionId, ev.cwd);
   // A new session at its first start has no transcript yet: nothing to say.
   if (!path) return { result: null, lines: ev.kind === 'start' ? [] : [`baton: hook transcript: TR003 no ${adapter.title} transcript found for session ${ev.providerSessionId}; nothing captured`] };
@@ -33,12 +39,17 @@ export function transcriptAspect(opts: { store: FsStore; sessionId: string; adap
     readerEnv,
     workspace: ev.cwd,
   });
+  if (result.refused && ev.kind === 'start' && result.refused.code === 'TR003') return { result, lines: [] };
+  return { result, lines: reportLines(adapter, path, result) };
+}
+
+function reportLines(adapter: ProviderAdapter, source: string, result: CaptureResult): string[] {
   const lines: string[] = [];
-  if (result.refused && !(ev.kind === 'start' && result.refused.code === 'TR003')) lines.push(`baton: hook transcript: ${result.refused.code} ${result.refused.message}`);
-  if (result.unknownVersion) lines.push(`baton: hook transcript: TR002 ${path} is in ${adapter.title} format version ${JSON.stringify(result.unknownVersion)}, which this baton does not read; skipped`);
+  if (result.refused) lines.push(`baton: hook transcript: ${result.refused.code} ${result.refused.message}`);
+  if (result.unknownVersion) lines.push(`baton: hook transcript: TR002 ${source} is in ${adapter.title} format version ${JSON.stringify(result.unknownVersion)}, which this baton does not read; skipped`);
   if (result.skips.length) {
     const reasons = [...new Set(result.skips.map((s) => s.reason))].join(', ');
-    lines.push(`baton: hook transcript: TR004 skipped ${result.skips.length} line(s) of ${path} (${reasons}); see baton doctor`);
+    lines.push(`baton: hook transcript: TR004 skipped ${result.skips.length} line(s) of ${source} (${reasons}); see baton doctor`);
   }
-  return { result, lines };
+  return lines;
 }

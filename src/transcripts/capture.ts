@@ -16,7 +16,7 @@ import { type TranscriptItem, boundItem, itemDigest, itemKey } from '../core/tra
 import { FILE_MODE, appendDurable, ensureDir, readFileOrNull, writeFileAtomic } from '../store/fsutil.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore, Writer } from '../store/store.ts';
-import { MAX_TRANSCRIPT_LINE, type ParsedChunk, type Skip, newParseState, parseDocument, parseJsonlChunk } from './parse.ts';
+import { MAX_TRANSCRIPT_LINE, type ParsedChunk, type Skip, newParseState, parseDocument, parseEntries, parseJsonlChunk } from './parse.ts';
 import type { ParseState, ReaderEnv, TranscriptReader } from './types.ts';
 
 /** One capture run reads at most this much new transcript (transcripts.md: bounded work). */
@@ -313,6 +313,7 @@ function readNew(req: CaptureRequest, fd: number, prev: Cursor | null): Read {
       return { chunk: { items: [], skips, consumed: 0, lines: 0 }, cursor: { ...cursor, offset: next, skipping: true }, bytes: window.length, more: next < size };
     }
   }
+  if (req.reader.format !== 'jsonl') throw new Error(`${req.reader.agent}'s transcripts are not a file baton reads`);
   const chunk = parseJsonlChunk(req.reader, window, cursor.line, state);
   chunk.skips.unshift(...skips);
   const end = offset + chunk.consumed;
@@ -331,6 +332,7 @@ function readNew(req: CaptureRequest, fd: number, prev: Cursor | null): Read {
  * so on one stderr line and the cursor stays where it was.
  */
 export function captureOnce(req: CaptureRequest): CaptureResult {
+  if (req.reader.format === 'payload') return { ...empty(), refused: { code: 'TR003', message: `${req.reader.agent} keeps its sessions in a database: its items come in the hook's payload or through baton history import` } };
   const roots = req.reader.roots(req.readerEnv);
   const real = insideStore(req.path, roots);
   if (real === null) {
@@ -378,8 +380,32 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
   return result;
 }
 
+/**
+ * The items of entries handed over whole (baton's own plugin sends opencode's and Kilo's new
+ * messages in the idle payload; history import reads them from the agent's database): no
+ * cursor, idempotence alone decides what is new.
+ */
+export function captureEntries(req: Omit<CaptureRequest, 'path' | 'budget'>, entries: unknown, meta: ParseState['meta'] = {}): CaptureResult {
+  if (req.reader.format !== 'payload') throw new Error(`${req.reader.agent}'s transcripts are files`);
+  const state: ParseState = { meta: { ...meta }, own: {} };
+  const chunk = parseEntries(req.reader, entries, state);
+  const result: CaptureResult = { ...empty(state.meta), skips: chunk.skips, unknownVersion: chunk.unknownVersion };
+  if (!req.store.exists(req.sessionId)) {
+    if (!req.create) return { ...result, refused: { code: 'WS001', message: `session ${req.sessionId} not found` } };
+    req.create(state.meta);
+  }
+  const nowIso = isoMillis(req.now);
+  const workspace = state.meta.cwd ?? req.workspace ?? null;
+  const items = chunk.items.map(({ raw }) => {
+    if (raw.role === 'assistant' && !raw.model && state.meta.model) raw.model = state.meta.model;
+    return boundItem(req.reader.agent, req.agentSession, raw, { workspace, now: nowIso });
+  });
+  if (items.length) appendItems(req, items, result);
+  return result;
+}
+
 /** Appends the items not yet stored (idempotence by items.idx), under the session mutex, and the recent projection. */
-function appendItems(req: CaptureRequest, items: TranscriptItem[], result: CaptureResult): void {
+function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: TranscriptItem[], result: CaptureResult): void {
   const dir = req.store.writeDir(req.sessionId);
   const tdir = join(dir, TRANSCRIPTS_DIR);
   ensureDir(tdir);
