@@ -1,8 +1,8 @@
 // Claude Code's transcript reader (2.1.328 seen, test/fixtures/transcripts/claude/README.md).
 //
 // Where: `<config>/projects/<cwd, every non-alphanumeric character as '-'>/<session id>.jsonl`,
-// `<config>` being $CLAUDE_CONFIG_DIR when set (the pinned binary reads it for its config
-// home), else ~/.claude. Subagents write `<session id>/subagents/*.jsonl` beside it (not
+// `<config>` being $CLAUDE_CONFIG_DIR when set (seen: a run with it set wrote there), else
+// ~/.claude. Subagents write `<session id>/subagents/*.jsonl` beside it (not
 // listed here: a subagent's items are its own). Folder names longer than 200 characters get a
 // hash suffix; `locate` then finds the file by its name in any project folder.
 //

@@ -1,8 +1,8 @@
 // Gemini CLI's transcript reader (0.61.0 seen, test/fixtures/transcripts/gemini/README.md).
 //
 // Where: `<home>/.gemini/tmp/<project name>/chats/session-<start, minutes>-<first 8 of the
-// session id>.jsonl`, `<home>` being $GEMINI_CLI_HOME when set (the pinned build's homedir()),
-// else the user's HOME; the project name is the one ~/.gemini/projects.json gives the
+// session id>.jsonl`, `<home>` being $GEMINI_CLI_HOME when set (the pinned build's homedir();
+// a run with it set was seen writing there), else the user's HOME; the project name is the one ~/.gemini/projects.json gives the
 // project root (its folder's base name when free). A `--resume` run appends to the original
 // file, and also starts a new stub file (header and context only) that its SessionStart
 // payload names; its later payloads (AfterAgent, SessionEnd) name the original.

@@ -2,8 +2,8 @@
 //
 // Where: `<runtime>/projects/<project root, every non-alphanumeric character as '-'>/chats/
 // <session id>.jsonl`. `<runtime>` is $QWEN_RUNTIME_DIR when set, else $QWEN_HOME, else
-// ~/.qwen (the pinned Storage class: getRuntimeBaseDir / getGlobalQwenDir; `~` and relative
-// values resolved as it does). A runtime folder named only in settings.json
+// ~/.qwen (the pinned Storage class: getRuntimeBaseDir / getGlobalQwenDir; a run with
+// QWEN_HOME set was seen writing there; `~` expanded as it does). A runtime folder named only in settings.json
 // (`advanced.runtimeOutputDir`) is not followed: a hook payload names the file anyway.
 //
 // Format: JSON lines, appended; every line has `uuid`, `parentUuid`, `sessionId`,
