@@ -46,15 +46,14 @@ test('qwen (project scope): the observed print-mode runs inject the pointer at s
   assert.equal(entry.timeout, 10000, 'Qwen command-hook timeouts are milliseconds');
   assert.equal(entry.name, 'baton');
   assert.ok(fs.statSync(join(w.project, '.baton/hooks/qwen')).mode & 0o100, 'the shim is executable');
-  // Stop is not an event baton wires: the harness finds no entry for it.
+  // Stop is baton's turn-end (the transcript aspect): wired like the others.
   let sid = '';
   for (const p of observed('observed-0.24.4-print-resume-compress.jsonl', w.project)) {
     sid = String(p.session_id);
     const r = runProviderEvent({ provider: 'qwen', settingsFiles: settingsFiles(w), payload: p, projectDir: w.project, env: w.env });
     assert.deepEqual(r.errors, [], String(p.hook_event_name));
     assert.equal(r.blocked, false);
-    if (p.hook_event_name === 'Stop') assert.equal(r.runs.length, 0);
-    else assert.equal(r.runs.length, 1, String(p.hook_event_name));
+    assert.equal(r.runs.length, 1, String(p.hook_event_name));
     if (p.hook_event_name === 'SessionStart' && p.source === 'startup') assert.match(r.contexts[0] ?? '', /^TASK_POINTER_V2/);
     if (p.hook_event_name === 'PreCompact') assert.deepEqual(r.contexts, []);
   }
@@ -105,7 +104,7 @@ test('qwen: install then uninstall gives back the user settings byte for byte; v
   const storeBefore = fs.existsSync(w.store) ? fs.readdirSync(w.store, { recursive: true }).length : 0;
   const v = baton(['verify', 'qwen', '--json'], { env: w.env, cwd: w.project });
   assert.equal(v.code, 0, v.stderr);
-  assert.equal(v.json.entries.length, 4);
+  assert.equal(v.json.entries.length, 5, 'SessionStart, UserPromptSubmit, PreCompact, SessionEnd and Stop (turn end)');
   for (const r of v.json.entries) assert.equal(r.ok, true, `${r.event}: ${r.problems.join('; ')}`);
   assert.equal(fs.existsSync(w.store) ? fs.readdirSync(w.store, { recursive: true }).length : 0, storeBefore);
   ok(w, ['uninstall', 'qwen']);

@@ -106,7 +106,7 @@ test('uninstall --dry-run changes nothing', () => {
   run(w, ['install', 'claude']);
   const before = filesUnder(w.home).map((f) => [f, fs.readFileSync(join(w.home, f), 'utf8')]);
   const r = run(w, ['uninstall', 'claude', '--dry-run']);
-  assert.match(r.stdout, /would remove 4 entries/);
+  assert.match(r.stdout, /would remove 5 entries/);
   assert.deepEqual(
     filesUnder(w.home).map((f) => [f, fs.readFileSync(join(w.home, f), 'utf8')]),
     before,

@@ -9,7 +9,7 @@ import { type ProviderAdapter, shapeJson } from './types.ts';
 export const qwen: ProviderAdapter = {
   name: 'qwen',
   title: 'Qwen Code',
-  events: { start: 'SessionStart', prompt: 'UserPromptSubmit', 'pre-compact': 'PreCompact', end: 'SessionEnd' },
+  events: { start: 'SessionStart', prompt: 'UserPromptSubmit', 'pre-compact': 'PreCompact', end: 'SessionEnd', 'turn-end': 'Stop' },
   // Claude Code's reason table (Qwen copies its SessionEnd reasons).
   closedReasons: ['clear', 'logout', 'prompt_input_exit', 'resume'],
   settings: {
@@ -20,7 +20,7 @@ export const qwen: ProviderAdapter = {
   shimCommand: '"$QWEN_PROJECT_DIR"/.baton/hooks/qwen',
   timeoutValue: 10_000,
   timeoutUnit: 'milliseconds',
-  budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000, end: 10_000 },
+  budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000, end: 10_000, 'turn-end': 10_000 },
   entryExtras: { name: 'baton' },
   // Qwen Code 0.24.4 fires UserPromptSubmit again when it sends a tool result back to the
   // model: same prompt_id, `prompt: ""`, no `submitted_prompt` (seen in the e2e run). That is
