@@ -49,6 +49,9 @@ const common = {
 };
 
 await build({ ...common, entryPoints: ['src/hooks/entry.ts'], outfile: 'dist/hook.cjs', minifyWhitespace: true, minifySyntax: true });
+// The hooks' transcript aspect (the nine readers and the capture engine), required by dist/hook.cjs
+// only for an event that captures (turn end, pre-compact, end, start): a prompt never loads it.
+await build({ ...common, entryPoints: ['src/hooks/transcript.ts'], outfile: 'dist/hook-transcript.cjs', minifyWhitespace: true, minifySyntax: true });
 // One byte a character: a bundle with a single non-ASCII character becomes a two-byte string in
 // V8 (decoded, hashed and held at twice the size on every hook; docs/adr/0018). esbuild escapes
 // strings but not regular expression literals: write such characters as \u escapes.

@@ -14,6 +14,7 @@ import { appendClosure, writeFrozenContext } from '../hooks/contexts.ts';
 import { closeEpisode, loadEpisodes, openEpisode } from '../hooks/episodes.ts';
 import { readLastRun } from '../hooks/lastrun.ts';
 import { batonBinPath, hookMain } from '../hooks/main.ts';
+import { transcriptAspect } from '../hooks/transcript.ts';
 import { verifyProvider } from '../commands/verify.ts';
 import { PROVIDERS, PROVIDER_NAMES, findProvider, providerOf } from '../providers/index.ts';
 import { CODEX_TRUST_HINT } from '../providers/codex-trust.ts';
@@ -78,7 +79,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
     .argument('<provider>', PROVIDER_NAMES.join(' | '))
     .option('--aspects <list>', 'aspects to run: session,prompt,pointer (default all)')
     .action((provider: string, o) => {
-      hookMain({ provider, aspects: o.aspects, home: globals().home });
+      hookMain({ provider, aspects: o.aspects, home: globals().home }, () => transcriptAspect);
     });
 
   program

@@ -19,7 +19,7 @@ import { findOpen, loadEpisodes, queuePrompt } from './episodes.ts';
 import { recordLastRuns } from './lastrun.ts';
 import { promptPayload, titleFromPrompt } from './prompt.ts';
 import { sessionAtEnd, sessionAtStart } from './session.ts';
-import { transcriptAspect } from './transcript.ts';
+import type { transcriptAspect } from './transcript.ts';
 
 export interface HookInvocation {
   provider: string;
@@ -32,6 +32,12 @@ export interface HookInvocation {
   publisherCommand: string;
   /** The process's working directory, asked only when a session is made and the payload names none. */
   cwd: () => string;
+  /**
+   * The transcript aspect, loaded only when an event needs it: the hook bundle keeps the
+   * readers and the capture engine in their own bundle (dist/hook-transcript.cjs), so a
+   * prompt never loads them. Absent: the aspect does nothing.
+   */
+  transcript?: () => typeof transcriptAspect;
 }
 
 /** Parses `--aspects a,b` (unknown names reported, not fatal). */
@@ -149,9 +155,9 @@ export function runHook(inv: HookInvocation): HookRun {
   const out = adapter.shape(ev, res);
 
   // Before the session aspect: at the end, the last items belong inside the episode they close.
-  if (enabled('transcript') && ev.kind !== 'prompt' && store.exists(sessionId)) {
+  if (enabled('transcript') && ev.kind !== 'prompt' && inv.transcript && store.exists(sessionId)) {
     try {
-      const run = transcriptAspect({ store, sessionId, adapter, ev, writer: hookWriter(adapter.name, ev.providerSessionId, 'agent'), now: inv.now, env: inv.env });
+      const run = inv.transcript()({ store, sessionId, adapter, ev, writer: hookWriter(adapter.name, ev.providerSessionId, 'agent'), now: inv.now, env: inv.env });
       stderr.push(...run.lines);
       if (run.result) runs.push({ aspect: 'transcript', event: ev.providerEvent, result: run.result.refused ? `refused ${run.result.refused.code}` : `ok ${run.result.appended}` });
     } catch (e) {

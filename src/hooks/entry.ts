@@ -2,7 +2,12 @@
 // Loads no schema library, no commander, no SQLite, no settings editor (a test reads the
 // bundle's inputs to prove it). process.argv = [node, bin/baton.cjs, 'hook', ...].
 // Its loader (boot.ts) reads `ran` to know whether the event reached the store.
+import { join } from 'node:path';
 import { parseHookArgs } from './args.ts';
 import { hookMain } from './main.ts';
+import type { transcriptAspect } from './transcript.ts';
 
-export const ran = hookMain(parseHookArgs(process.argv.slice(3)));
+// The readers and the capture engine are their own bundle, required only by an event that captures.
+const transcript = (): typeof transcriptAspect => require(join(__dirname, 'hook-transcript.cjs')).transcriptAspect;
+
+export const ran = hookMain(parseHookArgs(process.argv.slice(3)), transcript);

@@ -7,7 +7,7 @@ import { writeFd } from '../core/stdio.ts';
 import { type BoundedRead, readFdBounded } from '../store/bounded-read.ts';
 import { resolveHome } from '../store/home.ts';
 import { takeMutexByCreate } from '../store/mutex.ts';
-import { parseAspects, runHook } from './dispatch.ts';
+import { type HookInvocation, parseAspects, runHook } from './dispatch.ts';
 import type { HookArgs } from './args.ts';
 import { shellJoin } from './shell.ts';
 
@@ -49,11 +49,11 @@ export function publisherCommandFor(home: string): string {
  * stderr line (never a stack, never the bundle's source) and exit 0, except the codes the
  * dispatcher itself decides (pointer.md's one blocking case).
  */
-export function hookMain(args: HookArgs): { stored: boolean; kind?: string } {
+export function hookMain(args: HookArgs, transcript?: HookInvocation['transcript']): { stored: boolean; kind?: string } {
   // One event, then exit: a parked mutex token would never be used twice.
   takeMutexByCreate();
   try {
-    return runHookProcess(args);
+    return runHookProcess(args, transcript);
   } catch (e) {
     const code = (e as { code?: unknown })?.code;
     const message = (e instanceof Error ? e.message : String(e)).split('\n')[0];
@@ -66,7 +66,7 @@ export function hookMain(args: HookArgs): { stored: boolean; kind?: string } {
 }
 
 /** Runs one hook event; `stored`: the event (of `kind`) reached the store (not refused at the edge, not a BATON_VERIFY dry run). */
-function runHookProcess(args: HookArgs): { stored: boolean; kind?: string } {
+function runHookProcess(args: HookArgs, transcript?: HookInvocation['transcript']): { stored: boolean; kind?: string } {
   let input: BoundedRead;
   try {
     input = readStdinSync();
@@ -80,7 +80,7 @@ function runHookProcess(args: HookArgs): { stored: boolean; kind?: string } {
   }
   const home = resolveHome(args.home);
   const { aspects, unknown } = parseAspects(args.aspects);
-  if (unknown.length) writeFd(2, `baton: hook: USAGE unknown aspect(s) ${unknown.join(', ')} ignored (known: session, prompt, pointer)\n`);
+  if (unknown.length) writeFd(2, `baton: hook: USAGE unknown aspect(s) ${unknown.join(', ')} ignored (known: session, prompt, pointer, transcript)\n`);
   const out = runHook({
     provider: args.provider,
     aspects,
@@ -90,6 +90,7 @@ function runHookProcess(args: HookArgs): { stored: boolean; kind?: string } {
     now: new Date(),
     publisherCommand: publisherCommandFor(home),
     cwd: () => process.cwd(),
+    transcript,
   });
   if (out.stdout) writeFd(1, out.stdout);
   if (out.stderr.length) writeFd(2, `${out.stderr.join('\n')}\n`);
