@@ -42,6 +42,8 @@ export interface PgCluster {
   psql(sql: string, db?: string): string;
   /** Makes `role` authenticate with its password (scram-sha-256) over TCP; every other role keeps trust. */
   requirePassword(role: string): void;
+  /** Refuses every TCP connection (pg_hba `reject`): what still connects came over the unix socket. */
+  rejectTcp(): void;
   destroy(): void;
 }
 
@@ -101,6 +103,17 @@ export async function startPg(o: PgOptions = {}): Promise<PgCluster> {
         execFileSync('sleep', ['0.1']);
       }
       throw new Error(`pg_hba.conf reload: ${role} still connects without a password`);
+    },
+    rejectTcp() {
+      const hba = join(data, 'pg_hba.conf');
+      fs.writeFileSync(hba, `host all all 0.0.0.0/0 reject\nhost all all ::/0 reject\n${fs.readFileSync(hba, 'utf8')}`);
+      run(asPostgres(join(bin, 'pg_ctl'), ['-D', data, 'reload']), 'pg_ctl reload');
+      for (let i = 0; i < 100; i++) {
+        const r = spawnSync(join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-w', '-At', '-c', 'select 1'], { encoding: 'utf8' });
+        if (r.status !== 0) return;
+        execFileSync('sleep', ['0.1']);
+      }
+      throw new Error('pg_hba.conf reload: TCP still connects');
     },
     destroy() {
       try {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { FILE_MODE, writeFileAtomic } from '../store/fsutil.ts';
 import type { ProjectRule } from './projects.ts';
+import { parsePgUrl } from './url.ts';
 
 export interface TeamConfig {
   url: string;
@@ -49,14 +50,11 @@ export function checkMachineName(name: string | undefined): string {
   return n;
 }
 
-/** A URL `team join` accepts: postgres:// or postgresql://, parsed before anything is written. */
+/**
+ * A URL `team join` accepts: a libpq connection URI (postgres:// or postgresql://, src/team/url.ts),
+ * parsed before anything is written: USAGE when malformed, TM005 for a form baton cannot honour.
+ */
 export function checkUrl(url: string): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    fail('USAGE', 'the team URL is not a URL: expected postgres://[user[:password]@]host[:port]/database');
-  }
-  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') fail('USAGE', `the team URL must start with postgres:// (got ${u.protocol}//)`);
+  parsePgUrl(url);
   return url;
 }

@@ -7,6 +7,9 @@ import postgres from 'postgres';
 import { BatonError } from '../core/errors.ts';
 import m0001 from './migrations/0001_schema.sql';
 import { pgpassFor } from './pgpass.ts';
+import { type PgConnection, type PgHost, maskUrl, parsePgUrl, urlSecrets } from './url.ts';
+
+export { maskUrl };
 
 export type Sql = postgres.Sql;
 export type TransactionSql = postgres.TransactionSql;
@@ -20,27 +23,11 @@ export const CHANNEL = 'baton_events';
 /** Key of the advisory lock migrations take (any fixed 64-bit number; this one spells "baton"). */
 const MIGRATE_LOCK = 0x6261746f6e;
 
-/** The URL with its password masked: what status and errors print. */
-export function maskUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/:\/\/([^:@/]*):[^@/]*@/, '://$1:***@');
-  }
-}
-
 let pgpassWarned = false;
 
 /** The password from ~/.pgpass (or PGPASSFILE) when neither the URL nor PGPASSWORD gives one: the client does not read the file itself. */
-function passwordFromFile(url: string): string | undefined {
-  if (process.env.PGPASSWORD) return undefined;
-  try {
-    if (new URL(url).password) return undefined;
-  } catch {
-    return undefined;
-  }
+function passwordFromFile(url: string, c: PgConnection): string | undefined {
+  if (c.password !== null) return undefined;
   const found = pgpassFor(url);
   if (found.password === null && 'ignored' in found && found.ignored && !pgpassWarned) {
     pgpassWarned = true;
@@ -69,21 +56,22 @@ export const TIMEOUTS = {
 const socketsOf = new WeakMap<Sql, Set<net.Socket>>();
 
 /**
- * Opens a TCP (or unix socket) connection to the first of the URL's hosts that answers within
- * TIMEOUTS.connectS: the `postgres` client's `socket` option, so baton holds the sockets.
+ * Opens a connection to the first of the URL's hosts (TCP, or a unix socket: src/team/url.ts)
+ * that answers within the URL's connect_timeout, else TIMEOUTS.connectS: the `postgres`
+ * client's `socket` option, so baton holds the sockets and the client never resolves a host itself.
  */
-function opener(sockets: Set<net.Socket>) {
-  return async (o: { host: string[]; port: number[]; path?: string | false }): Promise<net.Socket> => {
-    const targets: { host: string; port: number; path?: string }[] = o.path ? [{ host: o.host[0], port: o.port[0], path: o.path }] : o.host.map((host, i) => ({ host, port: o.port[i] ?? o.port[0] }));
+function opener(sockets: Set<net.Socket>, targets: PgHost[], timeoutS: number) {
+  return async (): Promise<net.Socket> => {
     let last: unknown;
     for (const t of targets) {
+      const where = t.socket ? `the socket ${t.socket.replace('\0', '@')}` : `${t.host}:${t.port}`;
       try {
         const s = await new Promise<net.Socket>((resolve, reject) => {
-          const s = t.path ? net.connect(t.path) : net.connect(t.port, t.host);
+          const s = t.socket ? net.connect(t.socket) : net.connect(t.port, t.host);
           const timer = setTimeout(() => {
             s.destroy();
-            reject(Object.assign(new Error(`no answer from ${t.path ?? `${t.host}:${t.port}`} within ${TIMEOUTS.connectS} s`), { code: 'CONNECT_TIMEOUT' }));
-          }, TIMEOUTS.connectS * 1000);
+            reject(Object.assign(new Error(`no answer from ${where} within ${timeoutS} s`), { code: 'CONNECT_TIMEOUT' }));
+          }, timeoutS * 1000);
           s.once('connect', () => {
             clearTimeout(timer);
             s.removeAllListeners('error');
@@ -107,19 +95,37 @@ function opener(sockets: Set<net.Socket>) {
   };
 }
 
+/** The client's `ssl` for a libpq sslmode (docs/team.md, "Connection URLs"). */
+function sslOption(mode: PgConnection['sslmode']): false | 'prefer' | 'require' | 'verify-full' | object {
+  if (mode === 'disable') return false;
+  if (mode === 'allow' || mode === 'prefer') return 'prefer';
+  if (mode === 'require') return 'require';
+  if (mode === 'verify-ca') return { rejectUnauthorized: true, checkServerIdentity: () => undefined };
+  return 'verify-full';
+}
+
+/** A client for the team URL, read as libpq reads it (src/team/url.ts: USAGE or TM005 when it cannot be honoured). */
 export function connect(url: string, opts: { max?: number } = {}): Sql {
-  const password = passwordFromFile(url);
+  const c = parsePgUrl(url);
+  const password = c.password ?? passwordFromFile(url, c);
   const sockets = new Set<net.Socket>();
-  const sql = postgres(url, {
-    ...(password !== undefined ? { password } : {}),
+  const timeoutS = c.connectTimeoutS ?? TIMEOUTS.connectS;
+  // The client's types take one host and port; its code takes lists (multiple hosts).
+  const sql = postgres({
+    host: c.hosts.map((h) => h.host) as unknown as string,
+    port: c.hosts.map((h) => h.port) as unknown as number,
+    user: c.user,
+    database: c.database,
+    ...(password !== undefined ? { pass: password } : {}),
+    ssl: sslOption(c.sslmode) as 'prefer',
     max: opts.max ?? 1,
-    connect_timeout: TIMEOUTS.connectS,
+    connect_timeout: timeoutS,
     keep_alive: TIMEOUTS.keepAliveS,
     idle_timeout: 0,
     onnotice: () => {},
-    connection: { application_name: 'baton' },
+    connection: { application_name: c.applicationName },
     // Documented by the client (README, "Custom socket") but missing from its types.
-    ...({ socket: opener(sockets) } as object),
+    ...({ socket: opener(sockets, c.hosts, timeoutS) } as object),
   });
   socketsOf.set(sql, sockets);
   return sql;
@@ -202,13 +208,16 @@ export function guard<T>(url: string, victims: () => (Sql | null)[], op: () => P
 /** TM002 for a connection failure, with the URL masked and the password never echoed. */
 export function unreachable(url: string, e: unknown): BatonError {
   const err = e as { code?: string; message?: string };
-  const why = String(err?.message ?? e).replaceAll(new URL(url, 'postgres://x').password || '\u0000', '***');
+  let why = String(err?.message ?? e);
+  for (const secret of urlSecrets(url)) why = why.replaceAll(secret, '***');
   return new BatonError('TM002', `the team database ${maskUrl(url)} is unreachable: ${why}`, { url: maskUrl(url), cause: err?.code ?? null });
 }
 
 /** True for errors that mean "the database is not there right now" (retry later), not a refusal. */
 export function isConnectionError(e: unknown): boolean {
   const code = (e as { code?: string })?.code ?? '';
+  // A socket file that is not there: no server in that folder right now.
+  if (code === 'ENOENT' && (e as { syscall?: string }).syscall === 'connect') return true;
   return /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|EHOSTDOWN|ENETUNREACH|ENETDOWN|EPIPE|CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|57P01|57P02|57P03|08\w+|28\w+)$/.test(code) || (e as Error)?.message?.includes('ECONNREFUSED') === true;
 }
 

@@ -3,8 +3,9 @@
 // to the client and never printed. A file that group or others may read is ignored, as libpq
 // ignores it.
 import * as fs from 'node:fs';
-import { homedir, userInfo } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { parsePgUrl } from './url.ts';
 
 export interface PgTarget {
   host: string;
@@ -42,21 +43,14 @@ export function findPgpassPassword(text: string, t: PgTarget): string | null {
 }
 
 /**
- * What the client will connect to, worked out as the `postgres` client does (the URL, then
- * PGHOST/PGPORT/PGUSER/PGDATABASE, then its defaults). A socket folder as host matches
+ * What the client will connect to first (src/team/url.ts: the URL, its query, then
+ * PGHOST/PGPORT/PGUSER/PGDATABASE, then the defaults). A socket folder as host matches
  * `localhost` in the file, as in libpq.
  */
 export function targetOf(url: string, env: NodeJS.ProcessEnv = process.env): PgTarget {
-  const u = new URL(url);
-  const user = decodeURIComponent(u.username) || env.PGUSERNAME || env.PGUSER || userInfo().username;
-  const hostParam = u.searchParams.get('host');
-  const host = decodeURIComponent(u.hostname) || hostParam || env.PGHOST || 'localhost';
-  return {
-    host: host.startsWith('/') ? 'localhost' : host,
-    port: u.port || env.PGPORT || '5432',
-    database: decodeURIComponent(u.pathname.slice(1)) || env.PGDATABASE || user,
-    user,
-  };
+  const c = parsePgUrl(url, { env });
+  const first = c.hosts[0];
+  return { host: first.socket ? 'localhost' : first.host, port: String(first.port), database: c.database, user: c.user };
 }
 
 export type PgpassLookup = { password: string; file: string } | { password: null; file: string | null; ignored?: string };
