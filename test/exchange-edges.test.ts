@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { EventInput } from '../src/core/events.ts';
-import { SAMPLE_EVENTS, chainedLog, manifestFor, writeZip } from './exchange-helpers.ts';
+import { SAMPLE_EVENTS, chainedLog, manifestFor, readZip, writeZip } from './exchange-helpers.ts';
 import { SAMPLES } from './fixtures/secret-samples.ts';
 import { baton, tmpDir, treeHash } from './helpers.ts';
 
@@ -89,4 +89,79 @@ test('import on a full disk: WS206, exit 2, the JSON refusal on stdout, no .impo
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
   assert.deepEqual(fs.readdirSync(join(home, 'sessions')).filter((n) => n.startsWith('.import-')), []);
   assert.equal(treeHash(home), before);
+});
+
+const ghp = (SAMPLES.find((s) => s.id === 'github-token') as { secret: string }).secret;
+/** A PNG-like file: a NUL in its first bytes, so no text. */
+const BINARY = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from(`tEXt ${ghp}`)]);
+
+/** A session with a text artifact holding a token and a binary one. */
+function withArtifacts(): { root: string; home: string; id: string } {
+  const root = scratch();
+  const home = join(root, 'store');
+  const made = baton(['session', 'new', 'share', '--id', 'share', '--cwd', root, '--json'], { home });
+  assert.equal(made.code, 0, made.stderr);
+  fs.writeFileSync(join(root, 'notes.txt'), `deploy notes\ntoken: ${ghp}\nthat is all\n`);
+  fs.writeFileSync(join(root, 'shot.png'), BINARY);
+  for (const f of ['notes.txt', 'shot.png']) assert.equal(baton(['session', 'artifact', 'add', 'share', join(root, f)], { home }).code, 0);
+  return { root, home, id: 'share' };
+}
+
+const layouts: { format: string; prefix: string }[] = [
+  { format: 'baton', prefix: '' },
+  { format: 'world-session-v1', prefix: '.agents/world.state/sessions/share/' },
+];
+
+for (const { format, prefix } of layouts) {
+  test(`export (${format}): a text artifact goes out redacted, its digest is of what ships; a binary one is left out and named`, async () => {
+    const s = withArtifacts();
+    const before = treeHash(s.home);
+    const out = join(s.root, `${format}.zip`);
+    const r = baton(['session', 'export', s.id, '--format', format, '--out', out, '--json'], { home: s.home });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(
+      r.json.artifacts.map((a: { name: string; kind: string; shipped: boolean; redacted: number }) => [a.name, a.kind, a.shipped, a.redacted]),
+      [
+        ['notes.txt', 'text', true, 1],
+        ['shot.png', 'binary', false, 0],
+      ],
+    );
+    const zip = await readZip(out);
+    const notes = zip.get(`${prefix}artifacts/notes.txt`)?.data.toString('utf8');
+    assert.equal(notes, 'deploy notes\ntoken: <redacted>\nthat is all\n');
+    assert.equal(zip.has(`${prefix}artifacts/shot.png`), false);
+    for (const [name, e] of zip) assert.ok(!e.data.includes(ghp), `the token in ${name}`);
+    const manifestEntry = zip.get('baton-export.json');
+    assert.ok(manifestEntry);
+    const manifest = JSON.parse(manifestEntry.data.toString('utf8'));
+    for (const e of manifest.entries) assert.equal(e.sha256, sha(zip.get(e.name)?.data as Buffer), e.name);
+    const text = baton(['session', 'export', s.id, '--format', format, '--out', join(s.root, `${format}-2.zip`)], { home: s.home });
+    assert.match(text.stdout, /artifact notes\.txt: 1 secret redacted/);
+    assert.match(text.stdout, /artifact shot\.png: binary, left out \(--include-binary/);
+    assert.equal(treeHash(s.home), before, 'export writes nothing in the store');
+    // The import's artifact event names the digest of the file it got.
+    const imp = baton(['session', 'import', out, '--cwd', s.root, '--json'], { home: s.home });
+    assert.equal(imp.code, 0, imp.stderr);
+    const dir = join(s.home, 'sessions', imp.json.id);
+    const added = fs
+      .readFileSync(join(dir, 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((e) => e.type === 'artifact.added' && e.payload.path === 'notes.txt');
+    assert.equal(added.payload.sha256, sha(fs.readFileSync(join(dir, 'artifacts', 'notes.txt'))));
+  });
+}
+
+test('export --include-binary: the binary artifact ships byte for byte, said so in the summary', async () => {
+  const s = withArtifacts();
+  const out = join(s.root, 'all.zip');
+  const r = baton(['session', 'export', s.id, '--out', out, '--include-binary'], { home: s.home });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /artifact shot\.png: binary, shipped as it is/);
+  const zip = await readZip(out);
+  assert.deepEqual(zip.get('artifacts/shot.png')?.data, BINARY);
+  assert.equal(zip.get('artifacts/notes.txt')?.data.includes(ghp), false);
+  const help = baton(['session', 'export', '--help'], { home: s.home });
+  assert.match(help.stdout, /--include-binary/);
 });
