@@ -27,6 +27,10 @@ const KINDS = [
   pick('azure-storage-key'),
   pick('github-token'),
   pick('private-key'),
+  // Issue 28.5: three formats the adversarial trial found on disk.
+  pick('discord-bot-token'),
+  pick('discord-webhook'),
+  pick('url-password', 2),
 ];
 
 function home(t: { after: (fn: () => void) => void }): string {

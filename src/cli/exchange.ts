@@ -68,13 +68,14 @@ export function registerExchangeCommands(program: Command, globals: () => Global
 
   session
     .command('export')
-    .description('write a session as a shareable zip: redacted, no local paths, no lock files, every entry digested')
+    .description('write a session as a shareable zip: redacted (the log and text artifacts; binary artifacts only with --include-binary), no local paths, no lock files, every entry digested')
     .argument('<id>', 'session id or unambiguous prefix')
     .option('--out <file>', 'the zip to write (default ./<id>.zip); it must not exist')
     .option('--format <format>', 'baton (alias zip) or world-session-v1 (the World Session TOML layout)', 'baton')
     .option('--to <dir>', 'world-session-v1 only: write the layout into this new folder instead of a zip')
     .option('--include-contexts', 'also export the frozen start contexts (local; left out by default)')
     .option('--include-prompts', 'keep the prompt texts (by default only their digest and length go out)')
+    .option('--include-binary', 'also ship binary artifacts as they are (text artifacts are redacted; binary ones cannot be, so by default they are left out and named)')
     .option('--force', 'export the verified prefix of a corrupt log instead of refusing (WS201)')
     .action((idArg: string, o) =>
       run(globals(), async () => {
@@ -88,6 +89,7 @@ export function registerExchangeCommands(program: Command, globals: () => Global
           to: o.to ? resolve(o.to) : undefined,
           includeContexts: !!o.includeContexts,
           includePrompts: !!o.includePrompts,
+          includeBinary: !!o.includeBinary,
           force: !!o.force,
           userHome: process.env.HOME || homedir(),
           localPaths: [
@@ -103,6 +105,11 @@ export function registerExchangeCommands(program: Command, globals: () => Global
         const text = [`exported ${id} (${r.events} events, ${r.entries} entries, ${r.bytes} bytes) to ${where}`, `digest ${r.digest}`];
         if (r.partial) text.push(`partial: the log is corrupt at line ${r.partial.corrupt_line}; only the ${r.partial.verified_to_seq} verified events were exported (WS201)`);
         if (r.torn) text.push('a torn last line of the log was left out (run baton session repair)');
+        for (const a of r.artifacts) {
+          if (a.kind === 'text' && a.redacted > 0) text.push(`artifact ${a.name}: ${a.redacted} secret${a.redacted === 1 ? '' : 's'} redacted`);
+          else if (a.kind === 'binary' && !a.shipped) text.push(`artifact ${a.name}: binary, left out (--include-binary ships it as it is, unredacted)`);
+          else if (a.kind === 'binary') text.push(`artifact ${a.name}: binary, shipped as it is (not redacted)`);
+        }
         return { json: { ok: true, ...r }, text };
       }),
     );

@@ -359,12 +359,13 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .command('redact')
     .description('hide past matches of a pattern in every presentation (the raw log keeps them)')
     .argument('<id>')
-    .requiredOption('--pattern <re>', 'a regular expression')
+    .requiredOption('--pattern <re>', 'a regular expression (JavaScript syntax)')
+    .option('--timeout <duration>', 'how long the pattern may run over the session: past it REDACT_TIMEOUT, nothing written (a pattern like (a+)+$ backtracks without bound)', '5s')
     .action((idArg: string, o) =>
-      run(globals(), () => {
+      run(globals(), async () => {
         const store = openStore(globals());
         const id = store.resolve(idArg);
-        const r = redactSession(store, id, o.pattern, cliWriter());
+        const r = await redactSession(store, id, o.pattern, cliWriter(), parseDurationFlag(o.timeout, '--timeout'));
         return { json: { ok: true, id, redacted_seqs: r.seqs, seq: r.event?.seq ?? null }, text: r.seqs.length ? `redacted ${r.seqs.length} event(s): ${r.seqs.join(', ')}` : 'no match' };
       }),
     );

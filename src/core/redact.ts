@@ -199,6 +199,12 @@ function basicPair(s: string): boolean {
   return /^[\x20-\x7e]+$/.test(d) && /^[^:]+:./.test(d);
 }
 
+/** A Discord bot token's first part is the bot's id (a snowflake: 17-20 digits) in base64url. */
+function discordId(token: string): boolean {
+  const id = Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('latin1');
+  return /^[1-9][0-9]{16,19}$/.test(id);
+}
+
 // Generic assignments: NAME_KEY=…, apiKey: …, "password": "…", KEY=…. The keyword must end
 // the name (see nameSegment), then a separator, then a value that is not code.
 const SEP = `["'\`]?[ \\t]{0,4}(?:=>|:=|=|:)[ \\t]{0,4}`;
@@ -300,6 +306,22 @@ export const RULES: readonly Rule[] = [
   { id: 'slack-webhook', lead: 'hooks.slack.com/', src: 'hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,120})', refs: ['gitleaks:slack-webhook-url', 'secretlint:slack'] },
   { id: 'teams-webhook', lead: '.webhook.office.com/', src: '\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@/-]{40,300})', refs: ['gitleaks:microsoft-teams-webhook'] },
   { id: 'telegram-bot-token', lead: ':A', src: ':A(?<=(?<![0-9])(?<s>[0-9]{5,16}:A))(?<s2>[A-Za-z0-9_-]{34})(?![A-Za-z0-9_-])', refs: ['gitleaks:telegram-bot-api-token'] },
+  // Discord: the references have only keyword-scoped rules (gitleaks discord-api-token,
+  // discord-client-id, discord-client-secret need the word "discord" before the value). A bot
+  // token is three base64url parts (the user id, a timestamp, an HMAC: Discord's docs,
+  // "Authentication"); it has no prefix, so the rule is led by its first dot and looks back
+  // for the id part (starting M, N or O) only when the 6-character timestamp and the second
+  // dot follow; the id part must decode to the 17-20 digits of a Discord id (discordId), so
+  // a dotted code path of the same shape is left alone.
+  {
+    id: 'discord-bot-token',
+    lead: '.',
+    src: '\\.(?=[A-Za-z0-9_-]{6}\\.)(?<=(?<![A-Za-z0-9_-])(?<s>[MNO][A-Za-z0-9_-]{22,27}\\.))(?<s2>[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38})(?![A-Za-z0-9_-])',
+    check: discordId,
+    refs: ['gitleaks:discord-api-token', 'gitleaks:discord-client-secret'],
+  },
+  // A webhook URL is its own credential (anyone holding it can post): the token after the id goes.
+  { id: 'discord-webhook', lead: 'discord', src: 'discord(?:app)?\\.com/api/(?:v[0-9]{1,2}/)?webhooks/[0-9]{17,20}/(?<s>[A-Za-z0-9_-]{60,100})', refs: ['gitleaks:discord-api-token'] },
   { id: 'linear-key', ...tok('lin_api_', '', TK, '[A-Za-z0-9_]{32,128}'), refs: ['gitleaks:linear-api-key', 'secretlint:linear'] },
   { id: 'notion-token', ...tok('ntn_', '', TK, '[0-9]{11}[A-Za-z0-9]{35}'), refs: ['gitleaks:notion-api-token', 'secretlint:notion'] },
   { id: 'figma-token', ...tok('figd_', '', TK, '[A-Za-z0-9_-]{40,200}'), refs: ['secretlint:figma'] },
@@ -344,7 +366,7 @@ export const RULES: readonly Rule[] = [
   { id: 'bearer-token', lead: 'bearer', src: 'bearer[ \\t]{1,4}(?<s>[A-Za-z0-9._~+/-]{16,4096}=*)', flags: 'i', start: wordStart, refs: ['gitleaks:curl-auth-header'] },
   { id: 'basic-credentials', lead: 'basic', flags: 'i', src: 'basic[ \\t]{1,4}(?<s>[A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=])', start: wordStart, check: basicPair, refs: ['gitleaks:curl-auth-header', 'secretlint:basicauth'] },
   { id: 'curl-user', lead: '-u', src: '(?:-u|--user)[ =]{1,3}["\']?[^\\s:"\']{1,100}:(?<s>[^\\s"\']{3,200})', start: flagStart, refs: ['gitleaks:curl-auth-user'] },
-  { id: 'url-password', lead: '://', src: '://[^\\s:/@]{1,256}:(?<s>[^\\s@/]{1,256})(?=@)', refs: ['secretlint:basicauth', 'secretlint:database-connection-string', 'gitleaks:sidekiq-sensitive-url'] },
+  { id: 'url-password', lead: '://', src: '://[^\\s:/@]{0,256}:(?<s>[^\\s@/]{1,256})(?=@)', refs: ['secretlint:basicauth', 'secretlint:database-connection-string', 'gitleaks:sidekiq-sensitive-url'] },
   { id: 'nuget-password', lead: '<add key=', src: '<add key="(?:cleartext)?password"\\s{0,4}value="(?<s>[^"\\n]{1,300})(?=")', flags: 'i', refs: ['gitleaks:nuget-config-password'] },
   { id: 'generic-password', assign: true, lead: 'pass', src: `pass(?:word|wd|phrase)?${SEP}${value(4)}`, flags: 'i', start: nameSegment, refs: ['gitleaks:generic-api-key', 'gitleaks:hashicorp-tf-password'] },
   { id: 'generic-pwd', assign: true, lead: 'pwd', src: `pwd${SEP}${value(4)}`, flags: 'i', start: nameSegment, refs: ['gitleaks:generic-api-key'] },

@@ -1,8 +1,9 @@
 // `session export` (exchange.md): one session as a shareable zip — the log made shareable
-// (format.ts), its artifacts, and on request its frozen contexts — with baton-export.json
+// (format.ts), its artifacts (text redacted like the log, binary only on request), and on request its frozen contexts — with baton-export.json
 // listing every entry's size and sha256, last. Reads the store, never writes it.
 // What a crash leaves: the zip is written under a temporary name beside the target, fsync'd
 // and renamed; a failure removes the temporary file, so no partial export is ever visible.
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -12,6 +13,7 @@ import { fail } from '../core/errors.ts';
 import { encodeEvent } from '../core/events.ts';
 import { emptyView, foldEvent } from '../core/session.ts';
 import { sha256Hex } from '../core/hash.ts';
+import { redactDefault } from '../core/redact.ts';
 import { isoMillis } from '../core/time.ts';
 import { DIR_MODE, FILE_MODE, ensureDir, fsyncDir, uniqueTempName } from '../store/fsutil.ts';
 import { pointerSummary, renderContextMd } from '../store/projections.ts';
@@ -39,6 +41,8 @@ export interface ExportOptions {
   to?: string;
   includeContexts?: boolean;
   includePrompts?: boolean;
+  /** Ship binary artifacts (not UTF-8 text) as they are; by default they are left out and named. */
+  includeBinary?: boolean;
   /** Export the verified prefix of a corrupt log instead of refusing (WS201). */
   force?: boolean;
   /** The user's home folder, written as `~`. */
@@ -61,6 +65,39 @@ export interface ExportResult {
   bytes: number;
   partial: ExportManifest['partial'];
   torn: boolean;
+  /** Every current artifact: what kind it is, whether it went out, how many secrets were redacted in it. */
+  artifacts: ArtifactReport[];
+}
+
+export interface ArtifactReport {
+  name: string;
+  /** `text`: well-formed UTF-8 without NUL, redacted like an event; `binary`: anything else. */
+  kind: 'text' | 'binary';
+  /** false: a binary artifact left out (`--include-binary` ships it). */
+  shipped: boolean;
+  /** Secrets replaced by `<redacted>` in what was shipped (0 for binary). */
+  redacted: number;
+  /** The bytes shipped (0 when left out). */
+  bytes: number;
+}
+
+/** A text artifact larger than this is not read whole to be redacted: it counts as binary. */
+export const TEXT_ARTIFACT_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * An artifact as it may leave the machine: text (well-formed UTF-8, no NUL) is redacted with the
+ * default rules, as every event was; anything else is binary, shipped verbatim only when asked.
+ */
+function shareArtifact(name: string, file: string, size: number, includeBinary: boolean): { report: ArtifactReport; data: Buffer | null } {
+  if (size <= TEXT_ARTIFACT_MAX_BYTES) {
+    const bytes = fs.readFileSync(file);
+    if (!bytes.includes(0) && isUtf8(bytes)) {
+      const r = redactDefault(bytes.toString('utf8'));
+      const data = r.count > 0 ? Buffer.from(r.text) : bytes;
+      return { report: { name, kind: 'text', shipped: true, redacted: r.count, bytes: data.length }, data };
+    }
+  }
+  return { report: { name, kind: 'binary', shipped: includeBinary, redacted: 0, bytes: includeBinary ? size : 0 }, data: null };
 }
 
 /** One entry of the export: bytes in memory, or a file streamed from the session folder. */
@@ -89,6 +126,23 @@ export async function exportSession(store: FsStore, id: string, opts: ExportOpti
   }
   const partial = scan.corrupt ? { verified_to_seq: scan.lastSeq, corrupt_line: scan.corrupt.line, reason: scan.corrupt.reason } : null;
   const rules: ShareRules = { redactions: view.redactions, paths: pathRules(view.workspace, opts.userHome, opts.localPaths), prompts: !!opts.includePrompts, createdTitle };
+
+  // The artifacts as they will ship, before the log: an event's sha256 of a redacted artifact
+  // is rewritten to the digest of what ships, so the imported session's events describe its files.
+  const artifactReports: ArtifactReport[] = [];
+  const artifactSources: { name: string; data: Buffer | null; file: string; size: number }[] = [];
+  const shippedSha = new Map<string, string>();
+  for (const [name, a] of [...view.artifacts.entries()].sort((x, y) => (x[0] < y[0] ? -1 : 1))) {
+    const file = join(dir, 'artifacts', name);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st?.isFile()) continue;
+    const { report, data } = shareArtifact(name, file, st.size, !!opts.includeBinary);
+    artifactReports.push(report);
+    if (!report.shipped) continue;
+    artifactSources.push({ name, data, file, size: st.size });
+    if (data && report.redacted > 0 && a.sha256) shippedSha.set(a.sha256, sha256Hex(data));
+  }
+  rules.artifactSha = shippedSha;
 
   // Pass 2: the shareable log, re-chained so the export is checkable on its own.
   const logBytes = fs.statSync(join(dir, 'events.jsonl')).size;
@@ -149,10 +203,9 @@ export async function exportSession(store: FsStore, id: string, opts: ExportOpti
     const ctx = renderContextMd({ ...shared, workspace: null }, state, pointer ? { ...pointer, text: pointer.text === null ? null : rewritePaths(pointer.text, rules.paths) } : null);
     sources.push({ name: sessionPath(id, 'context.md'), data: Buffer.from(ctx) });
   } else sources.push({ name: 'events.jsonl', data: log });
-  for (const name of [...shared.artifacts.keys()].sort()) {
-    const file = join(dir, 'artifacts', name);
-    const st = fs.statSync(file, { throwIfNoEntry: false });
-    if (st?.isFile()) sources.push({ name: `${prefix}artifacts/${name}`, file, size: st.size });
+  for (const a of artifactSources) {
+    if (a.data) sources.push({ name: `${prefix}artifacts/${a.name}`, data: a.data });
+    else sources.push({ name: `${prefix}artifacts/${a.name}`, file: a.file, size: a.size });
   }
   if (opts.includeContexts) {
     for (const name of listFiles(join(dir, 'contexts'))) {
@@ -195,6 +248,7 @@ export async function exportSession(store: FsStore, id: string, opts: ExportOpti
     bytes: written.bytes,
     partial,
     torn: !!scan.torn,
+    artifacts: artifactReports,
   };
 }
 

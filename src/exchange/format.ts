@@ -71,6 +71,8 @@ export interface ShareRules {
   prompts: boolean;
   /** The title the session was created with: what a title taken from a prompt becomes when prompts stay home. */
   createdTitle: string;
+  /** sha256 of an artifact's local bytes -> sha256 of the redacted bytes the export ships. */
+  artifactSha?: Map<string, string>;
 }
 
 /**
@@ -126,6 +128,13 @@ export function shareEvent(ev: StoredEvent, rules: ShareRules): StoredEvent {
     payload = { ...payload, title: rules.createdTitle };
   } else if (ev.type === 'prompt.submitted' && !rules.prompts && typeof payload.text === 'string') {
     payload = { ...payload, text: '', truncated: true, original_bytes: typeof payload.original_bytes === 'number' ? payload.original_bytes : Buffer.byteLength(payload.text) };
+  }
+  if (rules.artifactSha?.size && ev.type.startsWith('artifact.')) {
+    // A redacted artifact ships other bytes: its events name the digest of what ships.
+    const map = rules.artifactSha;
+    const swapped: Record<string, unknown> = { ...payload };
+    for (const k of ['sha256', 'sha256_new', 'sha256_old']) if (typeof swapped[k] === 'string' && map.has(swapped[k] as string)) swapped[k] = map.get(swapped[k] as string);
+    payload = swapped;
   }
   if (rules.paths.length) payload = mapStrings(payload, (s) => rewritePaths(s, rules.paths)) as Record<string, unknown>;
   return { ...ev, payload };

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { type EventInput, MAX_LINE_BYTES, type StoredEvent, checkLine, encodeEvent } from '../core/events.ts';
 import { generatedId } from '../core/ids.ts';
-import { redactValue } from '../core/redact.ts';
+import { redactText, redactValue } from '../core/redact.ts';
 import type { Workspace } from '../core/session.ts';
 import { sha256Hex } from '../core/hash.ts';
 import { isoMillis } from '../core/time.ts';
@@ -197,8 +197,9 @@ export async function importArchive(store: FsStore, file: string, opts: ImportOp
     // Pass 2: a hidden folder, then one rename.
     ensureDir(store.sessionsDir);
     const tmp = join(store.sessionsDir, `.import-${process.pid}-${Date.now().toString(36)}-${Math.floor(store.random() * 36 ** 6).toString(36)}`);
-    fs.mkdirSync(tmp, { mode: DIR_MODE });
     try {
+      // Inside the try: a full disk may refuse the folder itself (ENOSPC becomes WS206 in the CLI).
+      fs.mkdirSync(tmp, { mode: DIR_MODE });
       writeDurable(join(tmp, LOG_FILE), newLog);
       for (const c of p.copies) {
         const dest = join(tmp, c.to);
@@ -219,7 +220,8 @@ export async function importArchive(store: FsStore, file: string, opts: ImportOp
       }
       for (const sub of ['artifacts', 'contexts']) if (fs.existsSync(join(tmp, sub))) fsyncDir(join(tmp, sub));
       fsyncDir(tmp);
-      const id = renameToNewId(store, tmp, opts.title ?? p.title, p.originId);
+      // The id is made of the title as the log stores it (redacted), as `session new` does.
+      const id = renameToNewId(store, tmp, redactText(opts.title ?? p.title), p.originId);
       fsyncDir(store.sessionsDir);
       noteSessionChanged(store.home, id);
       store.refreshProjections(id);

@@ -100,6 +100,13 @@ export function checkFolder(path: string, maxSize: number): CheckedZip {
   return { path, files, totalSize: total, close() {}, pipe, read: reader(pipe) };
 }
 
+/** What the consumer of an entry's bytes threw, carried through the read's own error mapping. */
+class SinkError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the sink of an entry failed');
+  }
+}
+
 /** A zip file or an export folder, checked (WS403 for anything unsafe). */
 export async function checkArchive(path: string, maxSize: number): Promise<CheckedZip> {
   let st: fs.Stats;
@@ -177,14 +184,26 @@ export async function checkZip(path: string, maxSize: number): Promise<CheckedZi
         zip.openReadStream(entryOf.get(item) as yauzl.Entry, (err, stream) => {
           if (err) return rej(err);
           let n = 0;
+          let sinkFailed = false;
           stream.on('data', (b: Buffer) => {
             n += b.length;
-            onChunk(b);
+            // What the sink throws (a full disk under an import) rejects this read with its own
+            // error: thrown from a stream handler it would be an uncaught exception.
+            try {
+              onChunk(b);
+            } catch (e) {
+              sinkFailed = true;
+              stream.destroy();
+              rej(new SinkError(e));
+            }
           });
-          stream.on('error', rej);
+          stream.on('error', (e) => {
+            if (!sinkFailed) rej(e);
+          });
           stream.on('end', () => res(n));
         });
       }).catch((e: Error) => {
+        if (e instanceof SinkError) throw e.cause;
         if (e instanceof Error && /too many bytes|too few bytes|mismatch/.test(e.message)) {
           return refuse(`entry ${JSON.stringify(item.name)} does not hold its declared ${item.size} bytes (${e.message})`, { entry: item.name, rule: 'entry larger than declared' });
         }

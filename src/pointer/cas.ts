@@ -72,6 +72,8 @@ export type PointerErrorCode = 'STATE_CORRUPT' | 'LOCK_TIMEOUT' | 'WRITE_FAILED'
 export function pointerError(e: unknown): { code: PointerErrorCode; message: string; cause: string | null } {
   if (e instanceof BatonError) {
     if (e.code === 'WS103') return { code: 'LOCK_TIMEOUT', message: e.message, cause: 'WS103' };
+    // state.json itself is a symbolic link: the state cannot be used (never read through it).
+    if (e.code === 'WS010' && /[/\\]state\.json$/.test(String(e.details.path ?? ''))) return { code: 'STATE_CORRUPT', message: e.message, cause: 'WS010' };
     if (e.code === 'STATE_CORRUPT' || e.code === 'LOCK_TIMEOUT' || e.code === 'WRITE_FAILED') {
       return { code: e.code as PointerErrorCode, message: e.message, cause: typeof e.details.cause === 'string' ? e.details.cause : null };
     }

@@ -179,6 +179,8 @@ export function readState(dir: string, sessionId: string): Observed {
   try {
     raw = readFileBytes(statePath(dir));
   } catch (e) {
+    // A symbolic link is WS010 (readFileBytes), like every store file: never read through.
+    if (e instanceof BatonError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     // Only a missing file is "no pointer"; a store that cannot be read (ENOTDIR, EACCES, EIO)
     // must surface as an error, never as a fresh start.

@@ -155,12 +155,20 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, opts: {
 }
 
 /**
- * What fs.readFileSync(path) returns, by the open/fstat/read/close the hook path loads anyway:
+ * A store file's bytes: what fs.readFileSync(path) returns, by the open/fstat/read/close the hook path loads anyway:
  * readFileSync's own path costs a hook process the compiling of half a dozen more of Node's
  * functions (docs/adr/0018). Errors are readFileSync's (ENOENT from the open, EISDIR from the read).
  */
 export function readFileBytes(path: string): Buffer {
-  const fd = fs.openSync(path, 'r');
+  // O_NOFOLLOW: a link planted where a store file should be is refused (WS010), never read
+  // through — a reader that parsed the target would echo its content in its error (issue 28).
+  let fd: number;
+  try {
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') linkRefused(path);
+    throw e;
+  }
   try {
     return readFdBytes(fd);
   } finally {

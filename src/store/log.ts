@@ -109,7 +109,11 @@ export function scanLog(
       chunk = chunk.subarray(start);
       carry = Buffer.from(chunk);
       if (carry.length > MAX_LINE_BYTES + 1) {
-        res.corrupt = { line: lineNo + 1, offset, reason: 'line longer than 1 MiB' };
+        // Longer than any line an append writes. Ended by a newline, it is corruption; running
+        // unterminated to the end of the file, it is a torn tail like any other: an
+        // unterminated line was never acknowledged (issue 28), so it is quarantined, not fatal.
+        if (newlineAfter(fd, pos, size, buf)) res.corrupt = { line: lineNo + 1, offset, reason: 'line longer than 1 MiB' };
+        else res.torn = { offset, bytes: size - offset };
         return res;
       }
     }
@@ -118,6 +122,17 @@ export function scanLog(
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Whether a newline occurs in [pos, size) of the file: read in chunks, nothing kept. */
+function newlineAfter(fd: number, pos: number, size: number, buf: Buffer): boolean {
+  while (pos < size) {
+    const n = fs.readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos);
+    if (n <= 0) return false;
+    if (buf.subarray(0, n).includes(10)) return true;
+    pos += n;
+  }
+  return false;
 }
 
 function statKey(st: fs.BigIntStats): { size: number; ctime: string; ino: string } {

@@ -2,6 +2,7 @@
 // redact, prune. The CLI (and later the servers) call these; they hold the rules.
 // Invariant: every change is acknowledged by its event; files an event names are made
 // durable before the event (artifact add) or removed after it (artifact rm).
+import { type PatternTarget, matchWithDeadline } from './pattern-deadline.ts';
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
 import { fail } from '../core/errors.ts';
@@ -159,21 +160,28 @@ export function verifySession(store: FsStore, id: string): VerifyReport {
 }
 
 /** `session redact`: appends context.rewritten naming the seqs whose payload matches. Needs the lease. */
-export function redactSession(store: FsStore, id: string, pattern: string, writer: Writer): { event: StoredEvent | null; seqs: number[] } {
-  let re: RegExp;
+/** How long a user's pattern may run over a session's events by default (`--timeout`). */
+export const REDACT_DEADLINE_MS = 5000;
+
+/**
+ * `session redact`: the seqs whose strings match the user's pattern get a `context.rewritten`
+ * naming them. The pattern runs in a worker with a deadline (pattern-deadline.ts): past it,
+ * REDACT_TIMEOUT and nothing is written.
+ */
+export async function redactSession(store: FsStore, id: string, pattern: string, writer: Writer, deadlineMs = REDACT_DEADLINE_MS): Promise<{ event: StoredEvent | null; seqs: number[] }> {
   try {
-    re = new RegExp(pattern);
+    new RegExp(pattern);
   } catch (e) {
     fail('USAGE', `invalid pattern: ${(e as Error).message}`);
   }
-  const seqs: number[] = [];
-  store.events(id, 1, (ev, raw) => {
+  const targets: PatternTarget[] = [];
+  store.events(id, 1, (ev) => {
     if (ev.type === 'context.rewritten') return;
     const strings: string[] = [];
     collectStrings(ev.payload, strings);
-    if (strings.some((s) => re.test(s))) seqs.push(ev.seq);
-    void raw;
+    targets.push({ seq: ev.seq, strings });
   });
+  const seqs = await matchWithDeadline(pattern, targets, deadlineMs);
   if (seqs.length === 0) return { event: null, seqs };
   const [event] = store.append(
     id,
