@@ -1,16 +1,73 @@
 // `baton index rebuild`, `baton search`, `baton project ...` (index.md). Owned by the index work.
 import * as fs from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
+import { parseDuration } from '../core/duration.ts';
+import { ITEM_KINDS, ITEM_ROLES, TRANSCRIPT_AGENTS } from '../core/transcript.ts';
+import { FsStore } from '../store/store.ts';
 import { isoMillis } from '../core/time.ts';
-import { type SearchHit, projectList, rebuildIndex, searchSessions } from '../index/api.ts';
+import { type SearchFilter, type SearchHit, projectList, rebuildIndex, searchSessions } from '../index/api.ts';
 import { addProject, projectId, readProjects, setTrust, writeProjects } from '../index/projects.ts';
 import { HIT_CLOSE, HIT_OPEN } from '../index/query.ts';
 import { resolveHome } from '../store/home.ts';
 import { realDir } from '../store/workspace.ts';
 import { type GlobalOptions, color, envelope, run, table, useColor } from './output.ts';
 import { indexIo, parseLimit, progressBar, workspaceFilter } from './session-list.ts';
+
+interface SearchOptions {
+  all?: boolean;
+  cwd?: string;
+  type?: string;
+  agent?: string;
+  role?: string;
+  kind?: string;
+  file?: string;
+  session?: string;
+  since?: string;
+  until?: string;
+  limit?: string;
+}
+
+/** A date (2026-11-30, an ISO time) or an age (7d: that long before now), as an ISO time; USAGE otherwise. */
+export function parseWhen(value: string, flag: string, nowMs: number): string {
+  if (/^\d+(ms|s|m|h|d|w)$/.test(value)) {
+    const ms = /w$/.test(value) ? Number(value.slice(0, -1)) * 7 * 86_400_000 : parseDuration(value, { flag, allowZero: true });
+    return new Date(nowMs - ms).toISOString();
+  }
+  const t = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(t)) fail('USAGE', `${flag} ${JSON.stringify(value)} is neither a date (2026-11-30, an ISO time) nor an age (7d, 12h)`);
+  return new Date(t).toISOString();
+}
+
+function oneOf<T extends string>(value: string | undefined, list: readonly T[], flag: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(list as readonly string[]).includes(value)) fail('USAGE', `${flag} ${JSON.stringify(value)} is not one of ${list.join(', ')}`);
+  return value as T;
+}
+
+/** The search filter of the flags, every one checked before anything is read. */
+function searchFilter(g: GlobalOptions, o: SearchOptions, limit: number, nowMs: number): SearchFilter {
+  const f: SearchFilter = { cwd: o.session !== undefined && !o.all && o.cwd === undefined ? null : workspaceFilter(o), type: o.type, limit, nowMs };
+  f.agent = oneOf(o.agent, TRANSCRIPT_AGENTS, '--agent');
+  f.role = oneOf(o.role, ITEM_ROLES, '--role');
+  f.kind = oneOf(o.kind, ITEM_KINDS, '--kind');
+  if (o.file !== undefined) {
+    if (!o.file.trim() || o.file.includes('\0')) fail('USAGE', '--file is empty or holds a NUL byte');
+    f.file = o.file;
+  }
+  if (o.since !== undefined) f.since = parseWhen(o.since, '--since', nowMs);
+  if (o.until !== undefined) f.until = parseWhen(o.until, '--until', nowMs);
+  if (o.session !== undefined) f.session = new FsStore(resolveHome(g.home)).resolve(o.session);
+  return f;
+}
+
+/** Who made a hit: the agent and role of an item (the tool for calls and results), else the event type. */
+function hitWho(h: SearchHit): string {
+  if (h.type !== 'transcript.item') return h.type;
+  const what = h.kind === 'message' ? h.role : h.tool ? `${h.kind} ${h.tool}` : h.kind;
+  return `${h.agent} ${what}`;
+}
 
 /** A snippet for people: matches bold on a colour terminal, else between ** marks. */
 function showSnippet(s: string, colour: boolean): string {
@@ -58,28 +115,88 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
 
   program
     .command('search')
-    .description('full-text search over event text (context, prompts, titles, artifact names)')
-    .argument('<query...>', 'words to find (all of them); word* matches a prefix')
+    .description('full-text search over what happened: transcript items (what was asked, answered and run), context, prompts, titles, artifact names; stemmed')
+    .argument('<query...>', 'words to find (all of them, stemmed: retry finds retries); word* matches a prefix')
     .option('--all', 'every workspace (default: the current directory)')
     .option('--cwd <dir>', 'sessions of this workspace')
-    .option('--type <type>', 'only events of this type (e.g. context.appended, prompt.submitted)')
+    .option('--type <type>', 'only events of this type (e.g. transcript.item, context.appended, prompt.submitted)')
+    .option('--agent <agent>', `transcript items of this agent (${TRANSCRIPT_AGENTS.join(', ')})`)
+    .option('--role <role>', `transcript items of this role (${ITEM_ROLES.join(', ')})`)
+    .option('--kind <kind>', `transcript items of this kind (${ITEM_KINDS.join(', ')})`)
+    .option('--file <path>', 'transcript items that read, wrote or edited this file (workspace-relative or absolute)')
+    .option('--session <id>', 'only this session (an id or an unambiguous prefix)')
+    .option('--since <when>', 'at or after: a date (2026-11-30, an ISO time) or an age (7d, 12h)')
+    .option('--until <when>', 'before: a date or an age')
     .option('--limit <n>', 'at most N hits', '20')
-    .action((words: string[], opts: { all?: boolean; cwd?: string; type?: string; limit?: string }) =>
+    .action((words: string[], opts: SearchOptions) =>
       run(globals(), () => {
         const g = globals();
         const limit = parseLimit(opts.limit) ?? 20;
-        const cwd = workspaceFilter(opts);
         const query = words.join(' ');
+        const filter = searchFilter(g, opts, limit, Date.now());
+        const cwd = filter.cwd;
         const notes: string[] = [];
-        const { hits, source } = searchSessions(resolveHome(g.home), query, { cwd, type: opts.type, limit }, indexIo(g, notes));
+        const { hits, source } = searchSessions(resolveHome(g.home), query, filter, indexIo(g, notes));
         const json = { ok: true as const, hits: hits.map((h: SearchHit) => ({ ...h, snippet: showSnippet(h.snippet, false) })), source, ...(notes.length ? { notes } : {}) };
         const colour = useColor();
         const text = hits.length
           ? table(
-              hits.map((h) => [h.session, String(h.seq), h.type, showSnippet(h.snippet, colour)]),
-              ['SESSION', 'SEQ', 'TYPE', 'SNIPPET'],
+              hits.map((h) => [h.session, String(h.seq), h.at.slice(0, 16).replace('T', ' '), hitWho(h), showSnippet(h.snippet, colour)]),
+              ['SESSION', 'SEQ', 'AT', 'WHO', 'SNIPPET'],
             )
           : [`no hits for ${JSON.stringify(query)}${cwd === null ? '' : ' in this workspace (--all searches every workspace)'}`];
+        return { json, text };
+      }),
+    );
+
+  program
+    .command('files')
+    .description('the sessions and transcript items that read, wrote or edited a file, newest first')
+    .argument('<path>', 'the file: relative to the current directory or the workspace, or absolute')
+    .option('--all', 'every workspace (default: the current directory)')
+    .option('--cwd <dir>', 'sessions of this workspace')
+    .option('--agent <agent>', 'items of this agent')
+    .option('--since <when>', 'at or after: a date or an age (7d)')
+    .option('--limit <n>', 'at most N items', '50')
+    .action((path: string, opts: SearchOptions) =>
+      run(globals(), () => {
+        const g = globals();
+        if (!path.trim() || path.includes('\0')) fail('USAGE', 'the path is empty or holds a NUL byte');
+        const limit = parseLimit(opts.limit) ?? 50;
+        const words = (basename(path).match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
+        if (!words) fail('USAGE', `the path ${JSON.stringify(path)} has no name to look for`);
+        const home = resolveHome(g.home);
+        const notes: string[] = [];
+        const base = searchFilter(g, { ...opts, file: undefined }, 10_000, Date.now());
+        const absolute = resolve(path);
+        const seen = new Set<string>();
+        const hits: SearchHit[] = [];
+        // As given (workspace-relative), and as the absolute path from here (each session's workspace decides).
+        for (const file of [...new Set([path, absolute])]) {
+          for (const h of searchSessions(home, words, { ...base, file }, indexIo(g, notes)).hits) {
+            const key = `${h.session}:${h.seq}`;
+            if (!seen.has(key)) {
+              seen.add(key);
+              hits.push(h);
+            }
+          }
+        }
+        hits.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : b.seq - a.seq));
+        const shown = hits.slice(0, limit);
+        const sessions = [...new Set(shown.map((h) => h.session))];
+        const json = {
+          ok: true as const,
+          path,
+          sessions,
+          items: shown.map((h) => ({ session: h.session, seq: h.seq, at: h.at, agent: h.agent, role: h.role, kind: h.kind, tool: h.tool ?? null, files: h.files ?? [], title: h.title, workspace: h.workspace })),
+          ...(notes.length ? { notes } : {}),
+        };
+        const text = shown.length
+          ? table(
+              shown.map((h) => [h.session, String(h.seq), h.at.slice(0, 16).replace('T', ' '), hitWho(h), (h.files ?? []).join(', ')]),
+              ['SESSION', 'SEQ', 'AT', 'WHO', 'FILES'],
+            )
+          : [`no item names ${path}${base.cwd === null ? '' : ' in this workspace (--all looks in every workspace)'}`];
         return { json, text };
       }),
     );

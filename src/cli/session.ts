@@ -49,7 +49,29 @@ function eventSummary(ev: StoredEvent): string {
   return one.length > 80 ? `${one.slice(0, 77)}...` : one;
 }
 
+const oneLine = (s: string, n: number): string => {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length > n ? `${one.slice(0, n - 3)}...` : one;
+};
+
+/** A transcript item as a reader sees it: who (role, or the tool called / answering), what, which files. */
+function itemLine(ev: StoredEvent): string {
+  const p = ev.payload as Record<string, any>;
+  const tool = typeof p.tool?.name === 'string' ? p.tool.name : '';
+  const who = p.kind === 'message' ? p.role : p.kind === 'tool_call' ? `-> ${tool}` : p.kind === 'tool_result' ? `<- ${tool || 'result'}` : p.kind;
+  let what = typeof p.text === 'string' ? p.text : '';
+  if (p.kind === 'tool_call' && !what.trim() && p.tool?.input !== undefined) {
+    const input = p.tool.input;
+    what = typeof input?.command === 'string' ? input.command : JSON.stringify(input);
+  }
+  const files = Array.isArray(p.files) && p.files.length ? `  [${p.files.slice(0, 4).join(', ')}${p.files.length > 4 ? `, +${p.files.length - 4}` : ''}]` : '';
+  const cut = p.truncated ? ' (cut)' : '';
+  const agent = `${p.agent}${p.model ? `/${p.model}` : ''}`;
+  return `${String(ev.seq).padStart(5)}  ${p.at ?? ev.ts}  ${oneLine(String(who), 18).padEnd(18)}  ${oneLine(agent, 24).padEnd(12)}  ${oneLine(what, 80)}${cut}${files}`;
+}
+
 function eventLine(ev: StoredEvent): string {
+  if (ev.type === 'transcript.item') return itemLine(ev);
   return `${String(ev.seq).padStart(5)}  ${ev.ts}  ${ev.type.padEnd(18)}  ${ev.surface.padEnd(12)}  ${eventSummary(ev)}`;
 }
 
