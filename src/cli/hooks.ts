@@ -243,6 +243,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           `logs       ${r.corrupt_logs.length} corrupt, ${r.torn_logs.length} torn`,
           `projection ${r.projections_behind.length} session(s) behind the log (WS202: normal after hook appends; rebuilt on the next read)`,
           `episodes   ${r.open_episodes.length} open`,
+          `transcripts ${r.transcript_skips.length ? r.transcript_skips.map((t) => `${t.session} (${t.agent}): ${Object.entries(t.skipped).map(([k, n]) => `${n} ${k}`).join(', ') || `format ${t.unknown_version}`}`).join('; ') : 'no skipped lines'}`,
           `wiring     ${r.wiring.map((w) => `${w.row}=${wiringState(w).replace(', ', ',')}`).join(' ')}`,
           `node       ${r.node.version}${r.node.ok ? '' : ' (too old)'}`,
           `disk       ${r.disk.free_bytes === null ? '-' : `${mb(r.disk.free_bytes)} free`}`,

@@ -3,6 +3,7 @@
 // wiring, Node version, free disk, anything readable by others. Every problem comes with the
 // command that fixes it. Writes nothing.
 import * as fs from 'node:fs';
+import { sessionCursors } from '../transcripts/capture.ts';
 import { join } from 'node:path';
 import { type IndexHealth, indexHealth } from '../index/health.ts';
 import { CODEX_TRUST_HINT } from '../providers/codex-trust.ts';
@@ -36,6 +37,8 @@ export interface DoctorReport {
   open_episodes: { session: string; episode: string; provider: string; idle_ms: number }[];
   /** Team mode: events this machine wrote after losing ownership, kept in conflicts/ (docs/team.md). */
   team_conflicts: { session: string; file: string; events: number }[];
+  /** Lines of the agents' transcripts that capture or import skipped, counted by reason (transcripts.md). */
+  transcript_skips: { session: string; agent: string; path: string; skipped: Record<string, number>; unknown_version: string | null }[];
   wiring: WiringRow[];
   node: { version: string; ok: boolean };
   disk: { free_bytes: number | null; ok: boolean };
@@ -89,6 +92,7 @@ export function doctor(home: string, ctx: InstallContext, now: Date): DoctorRepo
     projections_behind: [],
     open_episodes: [],
     team_conflicts: [],
+    transcript_skips: [],
     wiring: [],
     node: { version: process.versions.node, ok: nodeVersionOk(process.versions.node) },
     disk: { free_bytes: null, ok: true },
@@ -141,6 +145,11 @@ export function doctor(home: string, ctx: InstallContext, now: Date): DoctorRepo
       for (const c of conflictsOf(dir)) {
         r.team_conflicts.push({ session: id, ...c });
         P(`session ${id}: ${c.events} event(s) written here after this machine lost ownership are kept in ${c.file}`, 'baton team status');
+      }
+      for (const c of sessionCursors(dir)) {
+        if (!Object.keys(c.skipped).length && !c.unknown_version) continue;
+        r.transcript_skips.push({ session: id, agent: c.agent, path: c.path, skipped: c.skipped, unknown_version: c.unknown_version ?? null });
+        if (c.unknown_version) P(`session ${id}: ${c.path} is in ${c.agent} format version ${JSON.stringify(c.unknown_version)}, which this baton does not read (TR002)`, 'update baton (npm install -g baton)');
       }
       const idle = lastTs ? now.getTime() - Date.parse(lastTs) : 0;
       for (const e of idx.open) {
