@@ -566,6 +566,50 @@ export type ThreadSummary = {
   }) | null;
 };
 
+export type Turn = {
+  /** the seq of the turn's first item (its user message) */
+  id: number;
+  startedAt: string;
+  agent: string;
+  items: TurnItem[];
+  /** the turn alone was over the bound: this many of its first items were left out */
+  itemsOmitted?: number;
+};
+
+export type TurnItem = {
+  agent: "claude" | "codex" | "gemini" | "qwen" | "copilot" | "droid" | "opencode" | "kilo" | "pi";
+  agent_session: string;
+  /** the agent's own stable id for the item (with agent and agent_session it identifies the item) */
+  item_id: string;
+  at: IsoMillis;
+  role: "user" | "assistant" | "tool" | "system";
+  kind: "message" | "tool_call" | "tool_result" | "reasoning" | "compaction";
+  /** the visible text, redacted; at most 32 KiB (8 KiB for tool results), head and tail kept around a marked cut */
+  text: string;
+  truncated?: {
+    original_bytes: number;
+    sha256: Sha256Hex;
+  };
+  tool?: {
+    name: string;
+    call_id: string;
+    /** the tool input, redacted, at most 4 KiB of JSON (else {_truncated, original_bytes}) */
+    input?: unknown;
+  };
+  /** workspace-relative paths the item read, wrote or edited */
+  files?: string[];
+  model?: string;
+  usage?: {
+    input?: number;
+    output?: number;
+    cache_read?: number;
+    cache_write?: number;
+  };
+  /** the seq of an earlier record of the same item whose content the agent changed since */
+  supersedes?: Seq;
+  seq: number;
+};
+
 export type Workspace = {
   cwd: string;
   git_root?: string;
@@ -633,12 +677,40 @@ export type ThreadReadParams = {
     after?: number;
     maxBytes?: number;
   };
+  includeTurns?: {
+    limit?: number;
+    maxBytes?: number;
+  };
 };
 
 /** `thread/read` result. */
 export type ThreadReadResult = {
   thread: Thread;
   events?: ReplayPage;
+  turns?: {
+    /** newest first */
+    turns: Turn[];
+    /** pass as before to thread/turns/list for the older turns; null when none */
+    nextBefore: number | null;
+    totalItems: number;
+  };
+};
+
+/** `thread/turns/list` params. */
+export type ThreadTurnsListParams = {
+  /** the session id (or an unambiguous prefix of it) */
+  threadId: string;
+  /** only turns that began before this seq (the nextBefore of the last page) */
+  before?: number;
+  limit?: number;
+  maxBytes?: number;
+};
+
+/** `thread/turns/list` result. */
+export type ThreadTurnsListResult = {
+  data: Turn[];
+  nextBefore: number | null;
+  totalItems: number;
 };
 
 /** `thread/start` params. */
@@ -943,6 +1015,7 @@ export interface Methods {
   "project/list": [ProjectListParams, ProjectListResult];
   "thread/list": [ThreadListParams, ThreadListResult];
   "thread/read": [ThreadReadParams, ThreadReadResult];
+  "thread/turns/list": [ThreadTurnsListParams, ThreadTurnsListResult];
   "thread/start": [ThreadStartParams, ThreadStartResult];
   "thread/resume": [ThreadResumeParams, ThreadResumeResult];
   "thread/release": [ThreadReleaseParams, ThreadReleaseResult];
@@ -976,6 +1049,9 @@ export class BatonClient extends RpcConnection {
   }
   threadRead(params: ThreadReadParams): Promise<ThreadReadResult> {
     return this.request("thread/read", params) as Promise<ThreadReadResult>;
+  }
+  threadTurnsList(params: ThreadTurnsListParams): Promise<ThreadTurnsListResult> {
+    return this.request("thread/turns/list", params) as Promise<ThreadTurnsListResult>;
   }
   threadStart(params: ThreadStartParams): Promise<ThreadStartResult> {
     return this.request("thread/start", params) as Promise<ThreadStartResult>;

@@ -7,7 +7,7 @@
 // snake_case of the files and of the CLI's --json.
 import { z } from 'zod';
 import { Holder, IsoMillis, Runtime, SessionId } from './common.ts';
-import { EventLine as EventLineFormat } from './event.ts';
+import { EventLine as EventLineFormat, EventPayloads } from './event.ts';
 import { PublishReceipt, PublishRequest } from './pointer.ts';
 import { LockFile, Manifest } from './store-files.ts';
 
@@ -131,12 +131,31 @@ const ReplayPage = z.object({
 
 const MaxBytes = z.int().min(1).max(MAX_PAGE_BYTES);
 
+const TurnItem = EventPayloads['transcript.item'].extend({ seq: z.int().min(1) }).meta({ id: 'TurnItem' });
+
+const Turn = z
+  .object({
+    id: z.int().min(1).meta({ description: "the seq of the turn's first item (its user message)" }),
+    startedAt: z.string(),
+    agent: z.string(),
+    items: z.array(TurnItem),
+    itemsOmitted: z.int().min(1).optional().meta({ description: 'the turn alone was over the bound: this many of its first items were left out' }),
+  })
+  .meta({ id: 'Turn', description: 'a user message and every transcript item up to the next one (docs/transcripts.md)' });
+
+const TurnsPage = z.object({
+  turns: z.array(Turn).meta({ description: 'newest first' }),
+  nextBefore: z.int().nullable().meta({ description: 'pass as before to thread/turns/list for the older turns; null when none' }),
+  totalItems: z.int(),
+});
+
 const ThreadRead = {
   params: z.strictObject({
     threadId: ThreadId,
     includeEvents: z.strictObject({ after: Seq0.optional(), maxBytes: MaxBytes.optional() }).optional(),
+    includeTurns: z.strictObject({ limit: z.int().min(1).max(200).optional(), maxBytes: MaxBytes.optional() }).optional(),
   }),
-  result: z.object({ thread: Thread, events: ReplayPage.optional() }),
+  result: z.object({ thread: Thread, events: ReplayPage.optional(), turns: TurnsPage.optional() }),
 };
 
 const Lease = { lease: Duration.optional() };
@@ -182,6 +201,15 @@ export const METHODS = {
     result: z.object({ data: z.array(ThreadSummary), nextCursor: z.string().nullable() }),
   },
   'thread/read': ThreadRead,
+  'thread/turns/list': {
+    params: z.strictObject({
+      threadId: ThreadId,
+      before: z.int().min(1).optional().meta({ description: 'only turns that began before this seq (the nextBefore of the last page)' }),
+      limit: z.int().min(1).max(200).optional(),
+      maxBytes: MaxBytes.optional(),
+    }),
+    result: z.object({ data: z.array(Turn), nextBefore: z.int().nullable(), totalItems: z.int() }),
+  },
   'thread/start': {
     params: z.strictObject({
       title: z.string().min(1).max(1000),

@@ -2,6 +2,7 @@
 // the store, the pointer publisher and the index API: the same calls the CLI makes, with
 // the connection's surface and instance id as the writer. Params arrive already checked
 // against src/schemas/protocol.ts; everything else is the store's rules.
+import { turnsPage } from '../ops/turns.ts';
 import { resolve } from 'node:path';
 import { JSONRPCErrorException } from 'json-rpc-2.0';
 import { parseDuration } from '../core/duration.ts';
@@ -78,6 +79,9 @@ function replay(ctx: ServerContext, id: string, after: number, maxBytes = MAX_PA
   };
 }
 
+/** Turns per page when the caller names no limit. */
+const DEFAULT_TURNS = 20;
+
 export function methods(ctx: ServerContext): Record<Exclude<MethodName, 'initialize'>, Handler> {
   const { store } = ctx;
   const thread = (id: string) => describeThread(store, id, ctx.overrides.get(id) ?? null);
@@ -96,13 +100,20 @@ export function methods(ctx: ServerContext): Record<Exclude<MethodName, 'initial
       return { data, nextCursor: sessions.length > limit && last ? encodeCursor(last) : null };
     },
 
-    'thread/read': (p: { threadId: string; includeEvents?: { after?: number; maxBytes?: number } }) => {
+    'thread/read': (p: { threadId: string; includeEvents?: { after?: number; maxBytes?: number }; includeTurns?: { limit?: number; maxBytes?: number } }) => {
       const id = store.resolve(p.threadId);
       // The index's flags of the log (corrupt line, projection_conflict) ride along for the page's banners.
       const flags = listSessions(store.home, { cwd: null, ids: [id], limit: 1 }, ctx.io).sessions[0];
       const out: Record<string, unknown> = { thread: { ...thread(id), corrupt: flags?.corrupt ?? null, conflict: flags?.conflict ?? null } };
       if (p.includeEvents) out.events = replay(ctx, id, p.includeEvents.after ?? 0, p.includeEvents.maxBytes);
+      if (p.includeTurns) out.turns = turnsPage(store, id, { limit: p.includeTurns.limit ?? DEFAULT_TURNS, maxBytes: p.includeTurns.maxBytes ?? MAX_PAGE_BYTES / 2 });
       return out;
+    },
+
+    'thread/turns/list': (p: { threadId: string; before?: number; limit?: number; maxBytes?: number }) => {
+      const id = store.resolve(p.threadId);
+      const page = turnsPage(store, id, { before: p.before, limit: p.limit ?? DEFAULT_TURNS, maxBytes: p.maxBytes ?? MAX_PAGE_BYTES / 2 });
+      return { data: page.turns, nextBefore: page.nextBefore, totalItems: page.totalItems };
     },
 
     'thread/start': (p: { title: string; cwd: string; taskId?: string; allow?: string[]; id?: string; lease?: string }, c) => {

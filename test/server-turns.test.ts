@@ -1,0 +1,51 @@
+// The app server's transcript as turns (docs/server.md, docs/transcripts.md): thread/read with
+// includeTurns and the paged thread/turns/list, over items the real turn-end hook captured from
+// a real Claude Code transcript, through the typed client over `baton serve --stdio`.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ROOT, agentWorld, baton } from './helpers.ts';
+import { stdioClient } from './server-helpers.ts';
+
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'transcripts', 'claude', 'claude-2.1.328-session.jsonl');
+const SESSION = 'f83ca806-e50c-40a0-8f40-dbce88cf6256';
+
+test('thread/read gives turns that hold their items, newest first; thread/turns/list pages back', async () => {
+  const w = agentWorld();
+  const dir = join(w.home, '.claude', 'projects', '-home-u-proj');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.copyFileSync(FIXTURE, join(dir, `${SESSION}.jsonl`));
+  const payload = { session_id: SESSION, transcript_path: join(dir, `${SESSION}.jsonl`), cwd: '/home/u/proj', hook_event_name: 'Stop' };
+  assert.equal(baton(['hook', 'claude'], { env: w.env, input: JSON.stringify(payload) }).code, 0);
+  const c = await stdioClient(w.store);
+  try {
+    const r = await c.threadRead({ threadId: SESSION, includeTurns: { limit: 50 } });
+    const turns = r.turns!.turns;
+    assert.ok(turns.length >= 2, `turns: ${turns.length}`);
+    for (const t of turns) {
+      assert.equal(t.items[0].role, 'user');
+      assert.equal(t.id, t.items[0].seq);
+    }
+    // Newest first: ids go down.
+    for (let i = 1; i < turns.length; i++) assert.ok(turns[i].id < turns[i - 1].id);
+    const first = turns[turns.length - 1];
+    const kinds = first.items.map((i) => `${i.role}/${i.kind}`);
+    assert.ok(kinds.includes('assistant/message') && kinds.includes('assistant/tool_call') && kinds.includes('tool/tool_result'), kinds.join(' '));
+    assert.equal(r.turns!.totalItems, turns.reduce((n, t) => n + t.items.length, 0));
+    // One turn a page, back to the first.
+    const seen: number[] = [];
+    let before: number | undefined;
+    for (;;) {
+      const page = await c.threadTurnsList({ threadId: SESSION, limit: 1, ...(before !== undefined ? { before } : {}) });
+      assert.equal(page.data.length, 1);
+      seen.push(page.data[0].id);
+      if (page.nextBefore === null) break;
+      before = page.nextBefore;
+    }
+    assert.deepEqual(seen, turns.map((t) => t.id));
+    await assert.rejects(c.threadTurnsList({ threadId: 'no-such-thread' }), (e: any) => /WS001/.test(JSON.stringify(e.data ?? e.message)));
+  } finally {
+    c.close();
+  }
+});
