@@ -472,10 +472,19 @@ export type SearchHit = {
   session: SessionId;
   seq: number;
   type: string;
+  /** the text around the match; matched words between \u0002 and \u0003 */
   snippet: string;
   score: number;
   title: string;
   workspace: string | null;
+  /** the item's own time, else the event's */
+  at: string;
+  agent?: string;
+  role?: string;
+  kind?: string;
+  item_id?: string;
+  tool?: string;
+  files?: string[];
 };
 
 export type Seq = number;
@@ -991,6 +1000,17 @@ export type SearchParams = {
   cwd?: string;
   all?: boolean;
   type?: string;
+  agent?: "claude" | "codex" | "gemini" | "qwen" | "copilot" | "droid" | "opencode" | "kilo" | "pi";
+  role?: "user" | "assistant" | "tool" | "system";
+  kind?: "message" | "tool_call" | "tool_result" | "reasoning" | "compaction";
+  /** items that read, wrote or edited this file (workspace-relative or absolute) */
+  file?: string;
+  /** only this session (an id or an unambiguous prefix) */
+  session?: string;
+  /** items at or after this time */
+  since?: IsoMillis;
+  /** items before this time */
+  until?: IsoMillis;
   limit?: number;
 };
 

@@ -325,18 +325,28 @@ export function tools(ctx: McpContext): Record<(typeof TOOL_NAMES)[number], Tool
 
     search: tool({
       description:
-        'Full-text search over every session (prompts, context notes, pointers): hits with session, seq, type, a snippet and the session title. Use it to find earlier work on a topic before starting it again. ' +
-        ERRORS(['USAGE']),
+        'Full-text search (stemmed) over every session: what the agents said and did (transcript items: user requests, assistant answers, tool calls and their files), prompts, context notes, titles and artifact names. Hits name the session, seq, time, agent, role and a snippet (matches in **…**). Use it to find earlier work on a topic before starting it again. ' +
+        ERRORS(['USAGE', 'WS001']),
       input: z.strictObject({
         query: z.string().min(1).max(1000),
         workspace: z.string().min(1).optional().describe('only sessions of this directory'),
-        type: z.string().optional().describe('only events of this type, e.g. prompt.submitted'),
+        type: z.string().optional().describe('only events of this type, e.g. transcript.item or prompt.submitted'),
+        agent: z.enum(['claude', 'codex', 'gemini', 'qwen', 'copilot', 'droid', 'opencode', 'kilo', 'pi']).optional().describe('only transcript items of this agent'),
+        role: z.enum(['user', 'assistant', 'tool', 'system']).optional().describe('only transcript items of this role'),
+        kind: z.enum(['message', 'tool_call', 'tool_result', 'reasoning', 'compaction']).optional().describe('only transcript items of this kind'),
+        file: z.string().min(1).max(4096).optional().describe('only items that read, wrote or edited this file'),
+        session: z.string().min(1).max(256).optional().describe('only this session'),
+        since: z.string().datetime().optional().describe('only what happened at or after this ISO time'),
+        until: z.string().datetime().optional().describe('only what happened before this ISO time'),
         limit: z.number().int().min(1).max(50).default(10),
       }),
       readOnly: true,
       run: (a) => {
         const cwd = a.workspace === undefined ? null : realDir(resolve(a.workspace));
-        const { hits } = searchSessions(store.home, a.query, { cwd, type: a.type, limit: a.limit });
+        const session = a.session === undefined ? undefined : store.resolve(a.session);
+        const since = a.since === undefined ? undefined : new Date(a.since).toISOString();
+        const until = a.until === undefined ? undefined : new Date(a.until).toISOString();
+        const { hits } = searchSessions(store.home, a.query, { cwd, type: a.type, limit: a.limit, agent: a.agent, role: a.role, kind: a.kind, file: a.file, session, since, until });
         return bounded({ ok: true, hits: hits.map((h) => ({ ...h, snippet: h.snippet.replace(/[\u0002\u0003]/g, '**') })) });
       },
     }),

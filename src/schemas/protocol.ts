@@ -179,11 +179,29 @@ const SearchHit = z.object({
   session: SessionId,
   seq: z.int(),
   type: z.string(),
-  snippet: z.string(),
+  snippet: z.string().meta({ description: 'the text around the match; matched words between \\u0002 and \\u0003' }),
   score: z.number(),
   title: z.string(),
   workspace: z.string().nullable(),
+  at: z.string().meta({ description: "the item's own time, else the event's" }),
+  agent: z.string().optional(),
+  role: z.string().optional(),
+  kind: z.string().optional(),
+  item_id: z.string().optional(),
+  tool: z.string().optional(),
+  files: z.array(z.string()).optional(),
 }).meta({ id: 'SearchHit' });
+
+/** search's filters on transcript items (docs/transcripts.md, "Search and files"). */
+const ItemFilter = {
+  agent: z.enum(['claude', 'codex', 'gemini', 'qwen', 'copilot', 'droid', 'opencode', 'kilo', 'pi']).optional(),
+  role: z.enum(['user', 'assistant', 'tool', 'system']).optional(),
+  kind: z.enum(['message', 'tool_call', 'tool_result', 'reasoning', 'compaction']).optional(),
+  file: z.string().min(1).max(4096).optional().meta({ description: 'items that read, wrote or edited this file (workspace-relative or absolute)' }),
+  session: z.string().min(1).max(256).optional().meta({ description: 'only this session (an id or an unambiguous prefix)' }),
+  since: IsoMillis.optional().meta({ description: 'items at or after this time' }),
+  until: IsoMillis.optional().meta({ description: 'items before this time' }),
+};
 
 /** method -> params and result. */
 export const METHODS = {
@@ -314,6 +332,7 @@ export const METHODS = {
       cwd: z.string().min(1).optional(),
       all: z.boolean().optional(),
       type: z.string().optional(),
+      ...ItemFilter,
       limit: z.int().min(1).max(MAX_LIST_LIMIT).optional(),
     }),
     result: z.object({ data: z.array(SearchHit) }),

@@ -79,6 +79,16 @@ function replay(ctx: ServerContext, id: string, after: number, maxBytes = MAX_PA
   };
 }
 
+interface ItemFilterParams {
+  agent?: string;
+  role?: string;
+  kind?: string;
+  file?: string;
+  session?: string;
+  since?: string;
+  until?: string;
+}
+
 /** Turns per page when the caller names no limit. */
 const DEFAULT_TURNS = 20;
 
@@ -189,9 +199,11 @@ export function methods(ctx: ServerContext): Record<Exclude<MethodName, 'initial
       return { threadId: id, data: listEpisodes(store, id) };
     },
 
-    search: (p: { query: string; cwd?: string; all?: boolean; type?: string; limit?: number }) => {
-      const cwd = workspaceOf(p);
-      return { data: searchSessions(store.home, p.query, { cwd, type: p.type, limit: p.limit ?? 20 }, ctx.io).hits };
+    search: (p: { query: string; cwd?: string; all?: boolean; type?: string; limit?: number } & ItemFilterParams) => {
+      const cwd = p.session !== undefined && p.cwd === undefined ? null : workspaceOf(p);
+      const session = p.session !== undefined ? store.resolve(p.session) : undefined;
+      const filter = { cwd, type: p.type, limit: p.limit ?? 20, agent: p.agent, role: p.role, kind: p.kind, file: p.file, session, since: p.since, until: p.until };
+      return { data: searchSessions(store.home, p.query, filter, ctx.io).hits };
     },
   };
 }
