@@ -107,6 +107,7 @@ test('every command prints one JSON envelope under --json, on success and on ref
     ['ref render', [{ args: ['ref', 'render', 'j1'] }, { args: ['ref', 'render', 'j1', '--digest', 'ffffffff'], refused: 'REF_NOT_FOUND' }]],
     ['index rebuild', [{ args: ['index', 'rebuild'] }, { args: ['index', 'rebuild', '--bogus'], refused: 'USAGE' }]],
     ['search', [{ args: ['search', '--all', 'gyroscope'] }, { args: ['search', '--all', '***'], refused: 'USAGE' }]],
+    ['files', [{ args: ['files', '--all', 'src/a.ts'] }, { args: ['files', '--all', ''], refused: 'USAGE' }]],
     ['project list', [{ args: ['project', 'list'] }, { args: ['project', 'list', '--bogus'], refused: 'USAGE' }]],
     ['project add', [{ args: ['project', 'add', P] }, { args: ['project', 'add', join(w.root, 'missing')], refused: 'USAGE' }]],
     ['project trust', [{ args: ['project', 'trust', P] }, { args: ['project', 'trust', join(w.root, 'missing')], refused: 'USAGE' }]],

@@ -24,8 +24,8 @@ test('verify: every entry of every provider ok, and the store is byte-identical 
   const r = baton(['verify', '--json'], { env: { ...env, BATON_SESSION: sid }, cwd: proj });
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.equal(r.json.ok, true);
-  // Claude Code and Gemini CLI: four events and the turn end (Stop, AfterAgent); Codex: four.
-  assert.equal(r.json.entries.length, 5 + 5 + 5 + 4);
+  // Claude Code, Gemini CLI, Codex: four events and the turn end (Stop, AfterAgent, Stop).
+  assert.equal(r.json.entries.length, 5 + 5 + 5 + 5);
   for (const e of r.json.entries) {
     assert.equal(e.ok, true, JSON.stringify(e));
     assert.ok(Array.isArray(e.would_write));

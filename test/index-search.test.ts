@@ -38,7 +38,7 @@ test('search finds words of context entries, prompts, titles and artifact names,
   assert.equal(byWord('gyroscope').length, 2);
   const text = baton(['search', '--all', 'gyroscope'], { home: f.home });
   assert.equal(text.code, 0);
-  assert.match(text.stdout, /SESSION\s+SEQ\s+TYPE\s+SNIPPET/);
+  assert.match(text.stdout, /SESSION\s+SEQ\s+AT\s+WHO\s+SNIPPET/);
 });
 
 test('search is scoped like list: the current workspace by default, --cwd, --all; --type and --limit filter', () => {

@@ -121,7 +121,7 @@ test('codex install says the hooks must be trusted in /hooks; gemini gets millis
   assert.match(c.stdout, /trust/);
   assert.match(c.stdout, /\/hooks/);
   const cj = JSON.parse(fs.readFileSync(join(p.proj, '.codex/hooks.json'), 'utf8'));
-  assert.deepEqual(Object.keys(cj.hooks), ['SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd']);
+  assert.deepEqual(Object.keys(cj.hooks), ['SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd', 'Stop']);
   const g = baton(['install', 'gemini'], { env: p.env, cwd: p.proj });
   assert.equal(g.code, 0, g.stderr);
   const gj = JSON.parse(fs.readFileSync(join(p.home, '.gemini/settings.json'), 'utf8'));

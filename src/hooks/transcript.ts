@@ -26,8 +26,8 @@ export function transcriptAspect(opts: { store: FsStore; sessionId: string; adap
     return { result, lines: reportLines(adapter, 'the hook payload', result) };
   }
   const path = ev.transcriptPath ?? reader.locate(readerEnv, ev.providerSessionId, ev.cwd);
-  // A new session at its first start has no transcript yet: nothing to say.
-  if (!path) return { result: null, lines: ev.kind === 'start' ? [] : [`baton: hook transcript: TR003 no ${adapter.title} transcript found for session ${ev.providerSessionId}; nothing captured`] };
+  // None named and none where the agent keeps them: a new session has no transcript yet.
+  if (!path) return { result: null, lines: [] };
   const result = captureOnce({
     store: opts.store,
     sessionId: opts.sessionId,
@@ -39,7 +39,9 @@ export function transcriptAspect(opts: { store: FsStore; sessionId: string; adap
     readerEnv,
     workspace: ev.cwd,
   });
-  if (result.refused && ev.kind === 'start' && result.refused.code === 'TR003') return { result, lines: [] };
+  // A transcript not written yet is nothing to capture; the start's catch-up is opportunistic
+  // (the turn end and the end say what went wrong).
+  if (result.refused && (ev.kind === 'start' || result.refused.code === 'TR003')) return { result, lines: [] };
   return { result, lines: reportLines(adapter, path, result) };
 }
 
