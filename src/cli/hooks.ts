@@ -22,7 +22,7 @@ import { type Scope, outcomeOf } from '../providers/types.ts';
 import { resolveHome } from '../store/home.ts';
 import { pointerSummary } from '../store/projections.ts';
 import { cliInstanceId, cliWriter } from '../store/store.ts';
-import { type GlobalOptions, color, envelope, openStore, relativeTime, run, table } from './output.ts';
+import { type GlobalOptions, color, envelope, openStore, relativeTime, run, storeHome, table } from './output.ts';
 
 const SCOPES: Scope[] = ['user', 'project', 'local'];
 
@@ -165,7 +165,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
     .action(() =>
       run(globals(), () => {
         const g = globals();
-        const home = resolveHome(g.home);
+        const home = storeHome(g);
         const ctx = ctxFor(g);
         const rows = [
           ...PROVIDER_NAMES.flatMap((p) => wiring(PROVIDERS[p], ctx)).map((r) => ({ ...r, last_run: readLastRun(home, r.provider, r.aspect) })),
@@ -231,7 +231,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
     .action(() =>
       run(globals(), () => {
         const g = globals();
-        const home = resolveHome(g.home);
+        const home = storeHome(g);
         const r = doctor(home, ctxFor(g), new Date());
         const mb = (n: number) => `${(n / 1048576).toFixed(2)} MiB`;
         const text = [

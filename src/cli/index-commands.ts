@@ -9,7 +9,7 @@ import { addProject, projectId, readProjects, setTrust, writeProjects } from '..
 import { HIT_CLOSE, HIT_OPEN } from '../index/query.ts';
 import { resolveHome } from '../store/home.ts';
 import { realDir } from '../store/workspace.ts';
-import { type GlobalOptions, color, envelope, run, table, useColor } from './output.ts';
+import { type GlobalOptions, color, envelope, run, storeHome, table, useColor } from './output.ts';
 import { indexIo, parseLimit, progressBar, workspaceFilter } from './session-list.ts';
 
 /** A snippet for people: matches bold on a colour terminal, else between ** marks. */
@@ -71,7 +71,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
         const cwd = workspaceFilter(opts);
         const query = words.join(' ');
         const notes: string[] = [];
-        const { hits, source } = searchSessions(resolveHome(g.home), query, { cwd, type: opts.type, limit }, indexIo(g, notes));
+        const { hits, source } = searchSessions(storeHome(g), query, { cwd, type: opts.type, limit }, indexIo(g, notes));
         const json = { ok: true as const, hits: hits.map((h: SearchHit) => ({ ...h, snippet: showSnippet(h.snippet, false) })), source, ...(notes.length ? { notes } : {}) };
         const colour = useColor();
         const text = hits.length
@@ -91,7 +91,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
     .action(() =>
       run(globals(), () => {
         const g = globals();
-        const list = projectList(resolveHome(g.home), indexIo(g));
+        const list = projectList(storeHome(g), indexIo(g));
         return {
           json: { ok: true, projects: list },
           text: list.length

@@ -4,7 +4,7 @@ import pc from 'picocolors';
 import { BatonError, errnoError } from '../core/errors.ts';
 import { formatDuration } from '../core/duration.ts';
 import { writeFd } from '../core/stdio.ts';
-import { resolveHome } from '../store/home.ts';
+import { checkHome, resolveHome } from '../store/home.ts';
 import { FsStore } from '../store/store.ts';
 
 export interface GlobalOptions {
@@ -22,8 +22,15 @@ export const color = {
   red: (s: string) => (useColor() ? pc.red(s) : s),
 };
 
+/** The store home of this command line, refused (WS011/WS012, nothing written) when baton could not use it: reads as writes. */
+export function storeHome(g: GlobalOptions): string {
+  const home = resolveHome(g.home);
+  checkHome(home);
+  return home;
+}
+
 export function openStore(g: GlobalOptions): FsStore {
-  return new FsStore(resolveHome(g.home), { contextOnAppend: true });
+  return new FsStore(storeHome(g), { contextOnAppend: true });
 }
 
 /**

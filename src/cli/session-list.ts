@@ -3,10 +3,9 @@
 import { resolve } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { type IndexIo, type ListedSession, listSessions } from '../index/api.ts';
-import { resolveHome } from '../store/home.ts';
 import { realDir } from '../store/workspace.ts';
 import { parseCount } from './args.ts';
-import { type CommandResult, type GlobalOptions, color, fitWidth, relativeTime, table } from './output.ts';
+import { type CommandResult, type GlobalOptions, color, fitWidth, relativeTime, storeHome, table } from './output.ts';
 
 export interface ListOptions {
   state?: string;
@@ -76,7 +75,7 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
   }
   const limit = parseLimit(opts.limit);
   const cwd = workspaceFilter(opts);
-  const home = resolveHome(g.home);
+  const home = storeHome(g);
   const notes: string[] = [];
   const { sessions, source } = listSessions(home, { cwd, state: opts.state as ListedSession['state'] | undefined, limit }, indexIo(g, notes));
   const json = { ok: true as const, sessions, source, ...(notes.length ? { notes } : {}) };

@@ -1,0 +1,32 @@
+// What a new user hits in the command line (issue 29): each test runs the real binary in a
+// temp home and checks the disk after a refusal.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { baton, tmpDir, treeHash } from './helpers.ts';
+
+test('read commands on a home baton would not write are refused like writes (WS011 / WS012), nothing written', () => {
+  const work = tmpDir();
+  const foreign = join(work, 'foreign');
+  fs.mkdirSync(foreign);
+  fs.writeFileSync(join(foreign, 'notes.txt'), 'not a store\n');
+  const file = join(work, 'a-file');
+  fs.writeFileSync(file, 'x');
+  const before = treeHash(work);
+  const reads = [['session', 'list'], ['session', 'list', '--all'], ['search', 'foo'], ['project', 'list'], ['session', 'show', 'abc'], ['session', 'log', 'abc'], ['pointer', 'show', 'abc'], ['status'], ['doctor']];
+  for (const args of reads) {
+    const a = baton(['--home', foreign, ...args], { cwd: work });
+    assert.equal(a.code, 2, `${args.join(' ')}: ${a.stderr}`);
+    assert.match(a.stderr, /^baton: WS011 refusing .*foreign as the store/, args.join(' '));
+    const b = baton(['--home', file, ...args, '--json'], { cwd: work });
+    assert.equal(b.code, 2, args.join(' '));
+    assert.equal(b.json.error.code, 'WS012', args.join(' '));
+  }
+  assert.equal(treeHash(work), before);
+  // A home that does not exist yet is a new, empty store: a read answers, and makes nothing.
+  const fresh = baton(['--home', join(work, 'new-home'), 'session', 'list', '--all']);
+  assert.equal(fresh.code, 0, fresh.stderr);
+  assert.equal(fresh.stdout, 'no sessions\n');
+  assert.equal(fs.existsSync(join(work, 'new-home')), false);
+});
