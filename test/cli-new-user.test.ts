@@ -2,9 +2,9 @@
 // temp home and checks the disk after a refusal.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { baton, tmpDir, treeHash } from './helpers.ts';
+import { agentWorld, baton, tmpDir, treeHash } from './helpers.ts';
 
 test('read commands on a home baton would not write are refused like writes (WS011 / WS012), nothing written', () => {
   const work = tmpDir();
@@ -29,4 +29,27 @@ test('read commands on a home baton would not write are refused like writes (WS0
   assert.equal(fresh.code, 0, fresh.stderr);
   assert.equal(fresh.stdout, 'no sessions\n');
   assert.equal(fs.existsSync(join(work, 'new-home')), false);
+});
+
+test('install then uninstall gives back a settings file that had an empty "hooks": {} byte for byte (claude, codex, gemini)', () => {
+  const w = agentWorld();
+  for (const p of ['claude', 'codex', 'gemini']) {
+    const dry = baton(['install', p, '--dry-run', '--json'], { env: w.env, cwd: w.project });
+    assert.equal(dry.code, 0, dry.stderr);
+    const file: string = dry.json.file;
+    for (const original of ['{\n  "model": "x",\n  "hooks": {}\n}\n', '{"hooks":{}}']) {
+      fs.mkdirSync(dirname(file), { recursive: true });
+      fs.writeFileSync(file, original);
+      const i = baton(['install', p], { env: w.env, cwd: w.project });
+      assert.equal(i.code, 0, i.stderr);
+      assert.notEqual(fs.readFileSync(file, 'utf8'), original);
+      const u = baton(['uninstall', p, '--json'], { env: w.env, cwd: w.project });
+      assert.equal(u.code, 0, u.stderr);
+      const user = u.json.results.find((r: { file: string }) => r.file === file);
+      assert.equal(user.backup, null, `${p}: no "the file changed since"`);
+      assert.equal(user.backup_removed, `${file}.baton-backup`);
+      assert.equal(fs.readFileSync(file, 'utf8'), original, p);
+      assert.equal(fs.existsSync(`${file}.baton-backup`), false);
+    }
+  }
 });

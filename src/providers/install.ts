@@ -12,7 +12,7 @@ import { shellJoin } from '../hooks/shell.ts';
 import { writeFileAtomic } from '../store/fsutil.ts';
 import { resolveHome } from '../store/home.ts';
 import { describeWorkspace } from '../store/workspace.ts';
-import { type HookEntryRef, addGroup, lineDiff, listEntries, removeEntries, replaceCommand } from './settings.ts';
+import { type HookEntryRef, addGroup, lineDiff, listEntries, removeEntries, replaceCommand, valueAt } from './settings.ts';
 import { codexHookStates, codexTrusts } from './codex-trust.ts';
 import { ownedEntries, renderOwned } from './owned-file.ts';
 import { shimText } from './shim.ts';
@@ -234,6 +234,16 @@ function removeUnusedShim(adapter: ProviderAdapter, ctx: InstallContext): string
 /** What removing every entry leaves of a settings file baton created. */
 const EMPTY_SETTINGS = /^\s*\{\s*\}\s*$/;
 
+/** Whether `text` (a backup) had a `hooks` object; false for one baton cannot parse. */
+function hadHooksObject(text: string, file: string): boolean {
+  try {
+    const v = valueAt(text, ['hooks'], file);
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Removes baton's entries and restores the state before install: a file baton created (no
  * backup, nothing else left in it) is removed, with the project folders it leaves empty; a
@@ -246,11 +256,12 @@ export function uninstall(adapter: ProviderAdapter, scope: Scope, ctx: InstallCo
   const before = readText(file);
   const report: UninstallReport = { provider: adapter.name, scope, file, removed: 0, backup: null, backup_removed: null, file_removed: false, shim_removed: null };
   if (before !== null) {
-    const { text, removed } = removeEntries(before, (c) => isBatonCommand(c, adapter.name), file);
+    const bp = backupPath(file);
+    const backup = readText(bp);
+    // The backup is the file before install: a `hooks` object it had (even empty) stays.
+    const { text, removed } = removeEntries(before, (c) => isBatonCommand(c, adapter.name), file, { keepHooks: backup !== null && hadHooksObject(backup, file) });
     report.removed = removed;
     if (text !== before) {
-      const bp = backupPath(file);
-      const backup = readText(bp);
       if (opts.dryRun) report.diff = lineDiff(before, text, file);
       else if (backup === null && EMPTY_SETTINGS.test(text)) {
         fs.unlinkSync(file);
