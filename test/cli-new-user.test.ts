@@ -53,3 +53,14 @@ test('install then uninstall gives back a settings file that had an empty "hooks
     }
   }
 });
+
+test('session new with an empty or blank title is refused (USAGE), nothing written', () => {
+  const home = tmpDir();
+  for (const title of ['', '   ']) {
+    const r = baton(['session', 'new', title, '--json'], { home });
+    assert.equal(r.code, 2);
+    assert.equal(r.json.error.code, 'USAGE');
+    assert.match(r.json.error.message, /the title is empty/);
+  }
+  assert.deepEqual(fs.readdirSync(home), []);
+});

@@ -13,7 +13,7 @@ import { type FsStore, cliWriter } from '../store/store.ts';
 import { redactionsOf } from '../ops/events.ts';
 import { appendEntry, createSession, existingDir, renewSession } from '../ops/session.ts';
 import { indexConflictFor, listCommand as listSessionsCommand } from './session-list.ts';
-import { parseCount, parseDurationFlag, parseSessionIdFlag } from './args.ts';
+import { parseCount, parseDurationFlag, parseSessionIdFlag, parseTitle } from './args.ts';
 import { type CommandResult, type GlobalOptions, collect, color, envelope, openStore, relativeTime, run, warn } from './output.ts';
 import { progress } from './progress.ts';
 import { releaseShared, resumeShared } from '../ops/team.ts';
@@ -69,6 +69,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .action((title: string, o) =>
       run(globals(), () => {
         // Every flag is checked before the store is touched.
+        parseTitle(title);
         const cwd = resolve(o.cwd ?? process.cwd());
         if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) fail('USAGE', `--cwd ${cwd} is not a directory`);
         const leaseMs = parseDurationFlag(o.lease, '--lease');
