@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { agentWorld, baton, tmpDir, treeHash } from './helpers.ts';
 
@@ -63,4 +64,29 @@ test('session new with an empty or blank title is refused (USAGE), nothing writt
     assert.match(r.json.error.message, /the title is empty/);
   }
   assert.deepEqual(fs.readdirSync(home), []);
+});
+
+test('install under BATON_HOME names the store in the entry; the entry writes there without BATON_HOME; verify runs it as the agent would', () => {
+  const w = agentWorld();
+  const r = baton(['install', 'claude', '--json'], { env: w.env, cwd: w.project });
+  assert.equal(r.code, 0, r.stderr);
+  const settings = JSON.parse(fs.readFileSync(r.json.file, 'utf8'));
+  const command: string = settings.hooks.UserPromptSubmit[0].hooks[0].command;
+  assert.match(command, new RegExp(`hook claude --home ${w.store}$`));
+  // The agent started without BATON_HOME: its hook still writes to the store baton installed for.
+  const agentEnv: Record<string, string> = { ...(process.env as Record<string, string>), HOME: w.home, NO_COLOR: '1' };
+  delete agentEnv.BATON_HOME;
+  const payload = JSON.stringify({ session_id: 'agent-one', hook_event_name: 'UserPromptSubmit', prompt: 'hello', cwd: w.project });
+  const run = spawnSync('/bin/sh', ['-c', command], { input: payload, env: agentEnv, cwd: w.project, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.ok(fs.existsSync(join(w.store, 'sessions', 'agent-one', 'events.jsonl')), 'written to the store named in the entry');
+  assert.equal(fs.existsSync(join(w.home, '.local', 'state', 'baton')), false, 'not to the default home');
+  // verify runs the entry as it is (no BATON_HOME of its own): an entry naming another store fails.
+  const ok = baton(['verify', 'claude', '--json'], { env: w.env, cwd: w.project });
+  assert.equal(ok.code, 0, ok.stdout);
+  const other = join(w.root, 'other-store');
+  const bad = baton(['--home', other, 'verify', 'claude', '--json'], { env: w.env, cwd: w.project });
+  assert.equal(bad.code, 2);
+  assert.match(bad.json.entries[0].problems.join(' '), new RegExp(`writes to the store ${w.store}, not ${other}`));
+  assert.equal(fs.existsSync(other), false, 'verify writes nothing');
 });

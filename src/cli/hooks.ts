@@ -29,8 +29,15 @@ const SCOPES: Scope[] = ['user', 'project', 'local'];
 /** A wiring row's state as people read it: Codex's untrusted entries are wired but never run. */
 const wiringState = (r: Pick<WiringRow, 'state' | 'trusted'>): string => (r.trusted === false ? `${r.state}, not trusted` : r.state);
 
+/**
+ * The install context; the store home goes into the entries (`--home DIR`) whenever it is not
+ * the default one — given by --home or by $BATON_HOME — since the agent that runs them may
+ * not inherit baton's environment.
+ */
 function ctxFor(g: GlobalOptions): InstallContext {
-  return defaultContext(process.cwd(), process.execPath, batonBinPath(), g.home ? resolveHome(g.home) : undefined);
+  const home = resolveHome(g.home);
+  const { BATON_HOME: _ours, ...agentEnv } = process.env;
+  return defaultContext(process.cwd(), process.execPath, batonBinPath(), home === resolveHome(undefined, agentEnv) ? undefined : home);
 }
 
 function scopeOf(s: string | undefined): Scope {
@@ -198,9 +205,11 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
         const g = globals();
         const providers = name ? [providerOf(name)] : PROVIDER_NAMES.map((p) => PROVIDERS[p]);
         const ctx = ctxFor(g);
-        const env: NodeJS.ProcessEnv = { ...process.env, BATON_HOME: resolveHome(g.home) };
+        // The agent's environment, as it is: baton's --home is not put in it (an entry must name its store).
+        const env: NodeJS.ProcessEnv = { ...process.env };
+        const home = resolveHome(g.home);
         const mcpRows = (await Promise.all(providers.map((a) => verifyMcp(a.name, ctx, env)))).flat();
-        const rows = [...providers.flatMap((a) => verifyProvider(a, ctx, env)), ...(providers.some((a) => a.name === 'claude') ? verifySkill(ctx) : []), ...mcpRows];
+        const rows = [...providers.flatMap((a) => verifyProvider(a, ctx, env, home)), ...(providers.some((a) => a.name === 'claude') ? verifySkill(ctx) : []), ...mcpRows];
         const failed = rows.filter((r) => !r.ok);
         const text = rows.length
           ? table(

@@ -26,7 +26,7 @@ export interface InstallContext {
   /** Absolute node and bin/baton.cjs, for user-scope commands. */
   node: string;
   bin: string;
-  /** --home given explicitly: user-scope commands carry it. */
+  /** The store when it is not the default one (--home or $BATON_HOME): user- and local-scope commands carry it. */
   storeHome?: string;
 }
 
@@ -55,10 +55,10 @@ const allAspects = (a: readonly Aspect[]): boolean => ASPECTS.every((x) => a.inc
  */
 export function commandFor(adapter: ProviderAdapter, scope: Scope, aspects: readonly Aspect[], ctx: InstallContext, event?: string): string {
   if (adapter.ownedFile === 'hooks-json' && event) return `BATON_HOOK_EVENT=${event} ${commandFor(adapter, scope, aspects, ctx)}`;
-  const base =
-    scope === 'user'
-      ? shellJoin([ctx.node, ctx.bin, 'hook', adapter.name, ...(ctx.storeHome ? ['--home', ctx.storeHome] : [])])
-      : adapter.shimCommand;
+  // The store goes in at user and local scope (this machine's files); a project-scope entry is
+  // committed and names no machine's path: its agent needs BATON_HOME for a store not the default.
+  const home = ctx.storeHome && scope !== 'project' ? ['--home', ctx.storeHome] : [];
+  const base = scope === 'user' ? shellJoin([ctx.node, ctx.bin, 'hook', adapter.name, ...home]) : home.length ? `${adapter.shimCommand} ${shellJoin(home)}` : adapter.shimCommand;
   return allAspects(aspects) ? base : `${base} --aspects ${ASPECTS.filter((a) => aspects.includes(a)).join(',')}`;
 }
 
