@@ -109,3 +109,12 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
 
 /** For `session show`: the session's last projection_conflict as one line, or null (never throws). */
 export { indexConflictFor } from '../index/api.ts';
+
+/** `session resume --last`: the newest session of this directory (last touched) that is not archived; WS001 when there is none. */
+export function newestSessionHere(g: GlobalOptions): string {
+  const cwd = workspaceFilter({});
+  const { sessions } = listSessions(storeHome(g), { cwd }, indexIo(g));
+  const s = sessions.filter((x) => x.state !== 'archived').sort((a, b) => b.last_touched_at.localeCompare(a.last_touched_at))[0];
+  if (!s) fail('WS001', `no session of ${cwd} to resume: start one with baton session new TITLE (baton session list --all lists every workspace)`, { cwd, command: 'baton session new TITLE' });
+  return s.id;
+}
