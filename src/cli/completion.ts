@@ -16,10 +16,12 @@ const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 function nodesOf(program: Command): Node[] {
   const out: Node[] = [];
-  const globals = program.options.map((o) => ({ flag: o.long ?? o.short ?? '', description: o.description })).filter((o) => o.flag);
+  const flags = (cmd: Command) => cmd.options.map((o) => ({ flag: o.long ?? o.short ?? '', description: o.description })).filter((o) => o.flag);
+  // Global options are taken anywhere (docs/cli.md); --version only on baton itself.
+  const globals = flags(program).filter((o) => o.flag !== '--version');
   const walk = (cmd: Command, path: string): void => {
     const subs = cmd.commands.filter((c) => c.name() !== 'help');
-    const own = cmd === program ? [] : cmd.options.map((o) => ({ flag: o.long ?? o.short ?? '', description: o.description })).filter((o) => o.flag);
+    const own = cmd === program ? flags(program).filter((o) => o.flag === '--version') : flags(cmd);
     out.push({ path, subcommands: subs.map((c) => ({ name: c.name(), description: c.description() })), options: [...own, ...globals, { flag: '--help', description: 'display help for command' }] });
     for (const c of subs) walk(c, path ? `${path} ${c.name()}` : c.name());
   };
