@@ -23,11 +23,10 @@ import { resolveHome } from '../store/home.ts';
 import { pointerSummary } from '../store/projections.ts';
 import { cliInstanceId, cliWriter } from '../store/store.ts';
 import { type GlobalOptions, color, envelope, openStore, relativeTime, run, storeHome, table } from './output.ts';
+import { agentRows, wiringLine } from './wiring-table.ts';
 
 const SCOPES: Scope[] = ['user', 'project', 'local'];
 
-/** A wiring row's state as people read it: Codex's untrusted entries are wired but never run. */
-const wiringState = (r: Pick<WiringRow, 'state' | 'trusted'>): string => (r.trusted === false ? `${r.state}, not trusted` : r.state);
 
 /**
  * The install context; the store home goes into the entries (`--home DIR`) whenever it is not
@@ -168,8 +167,9 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
 
   program
     .command('status')
-    .description('wiring per provider and aspect, and when each hook last ran')
-    .action(() =>
+    .description('what is wired: one row per agent with its aspects, and when its hook last ran (--all: every agent)')
+    .option('--all', 'list the agents with nothing wired too')
+    .action((o: { all?: boolean }) =>
       run(globals(), () => {
         const g = globals();
         const home = storeHome(g);
@@ -180,19 +180,23 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           ...PROVIDER_NAMES.map((p) => ({ ...mcpWiring(p, ctx), last_run: null })),
         ];
         const now = Date.now();
-        const text = table(
-          rows.map((r) => [
-            r.row,
-            wiringState(r),
-            r.scopes.join(',') || '-',
-            r.last_run ? `${relativeTime(r.last_run.at, now)} (${r.last_run.event} ${r.last_run.result})` : '-',
-            r.state === 'partial' ? `missing ${r.missing.join(', ')}` : r.state === 'foreign' ? r.foreign[0] : r.trusted === false ? CODEX_TRUST_HINT : '',
-          ]),
-          ['HOOK', 'STATE', 'SCOPE', 'LAST RUN', 'DETAIL'],
-        );
+        const agents = agentRows(rows, !!o.all, CODEX_TRUST_HINT);
+        const text = agents.length
+          ? table(
+              agents.map((a) => [
+                a.agent,
+                a.state,
+                a.scopes.join(',') || '-',
+                a.aspects.join(', ') || '-',
+                a.last_run ? `${relativeTime(a.last_run.at, now)} (${a.last_run.aspect} ${a.last_run.event} ${a.last_run.result})` : '-',
+                a.detail,
+              ]),
+              ['AGENT', 'STATE', 'SCOPE', 'ASPECTS', 'LAST RUN', 'DETAIL'],
+            )
+          : ['no agent wired: baton install AGENT (baton status --all lists them)'];
         const server = serverStatus(home);
         text.push(`app server  ${server ? `${server.url} (pid ${server.pid}${server.running ? '' : ', not running: a stale server.json'})${server.team ? ` · team replicator ${server.team.state} as ${server.team.machine}` : ''}` : 'not running (baton serve)'}`);
-        return { json: { ok: true, rows, server }, text };
+        return { json: { ok: true, agents, rows, server }, text };
       }),
     );
 
@@ -251,7 +255,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           `logs       ${r.corrupt_logs.length} corrupt, ${r.torn_logs.length} torn`,
           `projection ${r.projections_behind.length} session(s) behind the log (WS202: normal after hook appends; rebuilt on the next read)`,
           `episodes   ${r.open_episodes.length} open`,
-          `wiring     ${r.wiring.map((w) => `${w.row}=${wiringState(w).replace(', ', ',')}`).join(' ')}`,
+          `wiring     ${wiringLine(r.wiring, CODEX_TRUST_HINT)}`,
           `node       ${r.node.version}${r.node.ok ? '' : ' (too old)'}`,
           `disk       ${r.disk.free_bytes === null ? '-' : `${mb(r.disk.free_bytes)} free`}`,
           '',

@@ -310,7 +310,7 @@ export function wiring(adapter: ProviderAdapter, ctx: InstallContext): WiringRow
   }
   const trust = adapter.name === 'codex' ? codexHookStates(ctx.userHome) : null;
   const rows: WiringRow[] = [];
-  for (const aspect of ['prompt', 'session', 'pointer'] as Aspect[]) {
+  for (const aspect of ['prompt', 'session', 'pointer', 'transcript'] as Aspect[]) {
     const kinds = ASPECT_EVENTS[aspect];
     const supported = kinds.filter((k) => adapter.events[k]);
     const row: WiringRow = { row: rowName(adapter.name, aspect), provider: adapter.name, aspect, state: 'absent', scopes: [], missing: [], foreign: [], trusted: null };
@@ -339,7 +339,8 @@ export function wiring(adapter: ProviderAdapter, ctx: InstallContext): WiringRow
       }
     }
     if (trust && wired > 0) row.trusted = untrusted === 0;
-    if (wired === kinds.length) row.state = 'wired';
+    // An event the agent has none of (Claude Code's turn end) is not held against the aspect.
+    if (wired === supported.length) row.state = 'wired';
     else if (wired > 0) row.state = 'partial';
     else if (row.foreign.length) row.state = 'foreign';
     else row.state = 'absent';
