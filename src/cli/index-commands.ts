@@ -78,6 +78,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
           ? table(
               hits.map((h) => [h.session, String(h.seq), h.type, showSnippet(h.snippet, colour)]),
               ['SESSION', 'SEQ', 'TYPE', 'SNIPPET'],
+              colour ? {} : { shrink: [3, 0] },
             )
           : [`no hits for ${JSON.stringify(query)}${cwd === null ? '' : ' in this workspace (--all searches every workspace)'}`];
         return { json, text };

@@ -97,7 +97,8 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
       s.pointer_status ?? '-',
       s.open_episode ? `${s.open_episode.provider || '?'} ${relativeTime(s.open_episode.opened_at, now)}` : '-',
     ]);
-    text.push(...table(rows, ['ID', 'STATE', 'TITLE', 'WORKSPACE', 'TOUCHED', 'EVENTS', 'POINTER', 'EPISODE']));
+    // On a narrow terminal the title, then the workspace, then the id are cut with `…`.
+    text.push(...table(rows, ['ID', 'STATE', 'TITLE', 'WORKSPACE', 'TOUCHED', 'EVENTS', 'POINTER', 'EPISODE'], { shrink: [2, 3, 0] }));
     const corrupt = sessions.filter((s) => s.corrupt);
     for (const s of corrupt) text.push(color.red(`${s.id}: log corrupt at line ${s.corrupt?.line} (${s.corrupt?.reason}): run baton session verify ${s.id}`));
     const conflicted = sessions.filter((s) => s.conflict);
