@@ -90,3 +90,20 @@ test('install under BATON_HOME names the store in the entry; the entry writes th
   assert.match(bad.json.entries[0].problems.join(' '), new RegExp(`writes to the store ${w.store}, not ${other}`));
   assert.equal(fs.existsSync(other), false, 'verify writes nothing');
 });
+
+test('pointer migrate: the dry run prints the generation --apply writes', () => {
+  const home = tmpDir();
+  const work = tmpDir();
+  const file = join(work, 'v1.json');
+  fs.writeFileSync(file, JSON.stringify({ envelope_version: 1, session_id: 'migrated', task_id: '0b0e7a6c-3f5e-4d2a-9c1b-5e8f2a7d4c10', text: 'Goal: retries', written_at: '2026-01-02T03:04:05Z' }));
+  const dry = baton(['pointer', 'migrate', file, '--json'], { home, cwd: work });
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.deepEqual(fs.readdirSync(home), [], 'a dry run writes nothing');
+  const again = baton(['pointer', 'migrate', file, '--json'], { home, cwd: work });
+  assert.equal(again.json.state.generation, dry.json.state.generation);
+  const apply = baton(['pointer', 'migrate', file, '--apply', '--json'], { home, cwd: work });
+  assert.equal(apply.code, 0, apply.stderr);
+  const written = JSON.parse(fs.readFileSync(join(home, 'sessions', 'migrated', 'state.json'), 'utf8'));
+  assert.equal(written.generation, dry.json.state.generation);
+  assert.deepEqual(written, dry.json.state);
+});
