@@ -107,3 +107,15 @@ test('pointer migrate: the dry run prints the generation --apply writes', () => 
   assert.equal(written.generation, dry.json.state.generation);
   assert.deepEqual(written, dry.json.state);
 });
+
+test('the demo prints no path into the temporary store it removes; with --keep the paths are true', () => {
+  const r = baton(['demo']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stdout, /baton-demo-/);
+  assert.match(r.stdout, /PUBLISHER=.* --home <temporary store> pointer publish/);
+  assert.match(r.stdout, /The store was temporary and is removed/);
+  const k = baton(['demo', '--keep', '--json']);
+  assert.equal(k.code, 0, k.stderr);
+  assert.ok(fs.existsSync(k.json.store), 'the kept store is there');
+  fs.rmSync(dirname(k.json.store), { recursive: true, force: true });
+});
