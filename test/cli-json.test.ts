@@ -119,6 +119,8 @@ test('every command prints one JSON envelope under --json, on success and on ref
     ['doctor', [{ args: ['doctor', '--bogus'], refused: 'USAGE' }]],
     ['episode open', [{ args: ['episode', 'open', 'j1'] }, { args: ['episode', 'open', 'j1'], refused: 'EP001' }]],
     ['episode close', [{ args: ['episode', 'close', 'j1'] }, { args: ['episode', 'close', 'j1'], refused: 'EP002' }]],
+    ['session rename', [{ args: ['session', 'rename', 'j1', 'Renamed'] }, { args: ['session', 'rename', 'j1', ' '], refused: 'USAGE' }]],
+    ['session delete', [{ args: ['session', 'delete', 'nope', '--yes'], refused: 'WS001' }, { args: ['session', 'delete', 'j2'], refused: 'USAGE' }]],
     ['session archive', [{ args: ['session', 'archive', 'j2'] }, { args: ['session', 'archive', 'j1'], refused: 'WS101' }]],
     ['demo', [{ args: ['demo'] }, { args: ['demo', '--bogus'], refused: 'USAGE' }]],
   ];

@@ -68,10 +68,14 @@ test('bare baton and a bare command group print their help on stderr and exit 2;
   const bare = baton([]);
   assert.equal(bare.code, 2);
   assert.equal(bare.stdout, '');
-  assert.match(bare.stderr, /^Usage: baton \[options\] \[command\]/);
-  const group = baton(['session']);
-  assert.equal(group.code, 2);
-  assert.match(group.stderr, /^Usage: baton session /);
+  assert.match(bare.stderr, /^baton: USAGE baton needs a command \(baton --help lists them\)\n\nUsage: baton \[options\] \[command\]/);
+  for (const words of [['session'], ['session', 'artifact'], ['team'], ['--home', '/nonexistent', 'session']]) {
+    const group = baton(words);
+    const path = ['baton', ...words.filter((w) => !w.startsWith('-') && !w.startsWith('/'))].join(' ');
+    assert.equal(group.code, 2, words.join(' '));
+    assert.equal(group.stdout, '');
+    assert.ok(group.stderr.startsWith(`baton: USAGE ${path} needs a command (${path} --help lists them)\n\nUsage: ${path} `), group.stderr);
+  }
   const help = baton(['help']);
   assert.equal(help.code, 0);
   assert.match(help.stdout, /^Usage: baton /);

@@ -61,10 +61,12 @@ test('doctor reports partial wiring with the install command that completes it',
   const p = r.json.problems.find((x: any) => x.message.startsWith('claude:session'));
   assert.match(p.message, /missing SessionEnd/);
   assert.equal(p.fix, 'baton install claude --scope project');
+  // One row per agent with its aspects; agents with nothing wired only with --all.
   const st = baton(['status'], { env: w.env, cwd: w.project });
-  assert.match(st.stdout, /^claude:session\s+partial\s+project\s+-\s+missing SessionEnd$/m);
-  assert.match(st.stdout, /^claude\s+wired\s+project/m);
-  assert.match(st.stdout, /^gemini:pointer\s+absent/m);
+  assert.match(st.stdout, /^claude\s+partial\s+project\s+prompt, session \(partial\), pointer, transcript \(partial\)\s+-\s+session: missing SessionEnd; transcript: missing SessionEnd$/m);
+  assert.doesNotMatch(st.stdout, /^gemini/m);
+  assert.equal(st.stdout.split('\n').filter(Boolean).length, 3, 'a header, claude, the app server');
+  assert.match(baton(['status', '--all'], { env: w.env, cwd: w.project }).stdout, /^gemini\s+absent/m);
 });
 
 test('status: an entry of another baton is foreign', () => {

@@ -77,7 +77,8 @@ for (const c of CASES) {
       const e = c.entry(text, w);
       assert.ok(e, text);
       if (c.scope === 'project') assert.deepEqual(e, { command: 'baton', args: ['mcp'] });
-      else assert.deepEqual(e.args.slice(1), ['mcp']);
+      // The store is not the default one (BATON_HOME): the entry names it (issue 29.3).
+      else assert.deepEqual(e.args.slice(1), ['mcp', '--home', w.store]);
     } else assert.match(text, /^\[mcp_servers\.baton\]\ncommand = "baton"\nargs = \["mcp"\]\n$/);
     // Hooks are not installed by --aspects mcp alone.
     assert.ok(!fs.existsSync(join(w.project, '.baton')));

@@ -106,7 +106,7 @@ test('--aspects is encoded in the installed command and decides which events get
   assert.equal(r.code, 0, r.stderr);
   const j = JSON.parse(fs.readFileSync(join(p.home, '.claude/settings.json'), 'utf8'));
   assert.deepEqual(Object.keys(j.hooks), ['UserPromptSubmit']);
-  assert.match(j.hooks.UserPromptSubmit[0].hooks[0].command, /baton\.cjs hook claude --aspects prompt$/);
+  assert.match(j.hooks.UserPromptSubmit[0].hooks[0].command, /baton\.cjs hook claude --home \S+ --aspects prompt$/);
   const st = baton(['status', '--json'], { env: p.env, cwd: p.proj });
   const state = (row: string) => st.json.rows.find((x: any) => x.row === row).state;
   assert.equal(state('claude'), 'wired');

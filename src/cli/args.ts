@@ -32,3 +32,9 @@ export function parseSessionIdFlag(value: string, flag: string): string {
     fail('WS003', `${flag} ${JSON.stringify(value)} is not a session id: it must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`, { flag, rule: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' });
   }
 }
+
+/** A session title: text that is not blank (a session named "" cannot be told apart in a list). */
+export function parseTitle(value: string): string {
+  if (value.trim() === '') fail('USAGE', `the title is empty: give the session a name, got ${JSON.stringify(value)}`, { value });
+  return value;
+}

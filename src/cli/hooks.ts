@@ -23,15 +23,21 @@ import { type Scope, outcomeOf } from '../providers/types.ts';
 import { resolveHome } from '../store/home.ts';
 import { pointerSummary } from '../store/projections.ts';
 import { cliInstanceId, cliWriter } from '../store/store.ts';
-import { type GlobalOptions, color, envelope, openStore, relativeTime, run, table } from './output.ts';
+import { type GlobalOptions, color, envelope, openStore, relativeTime, run, storeHome, table } from './output.ts';
+import { agentRows, wiringLine } from './wiring-table.ts';
 
 const SCOPES: Scope[] = ['user', 'project', 'local'];
 
-/** A wiring row's state as people read it: Codex's untrusted entries are wired but never run. */
-const wiringState = (r: Pick<WiringRow, 'state' | 'trusted'>): string => (r.trusted === false ? `${r.state}, not trusted` : r.state);
 
+/**
+ * The install context; the store home goes into the entries (`--home DIR`) whenever it is not
+ * the default one — given by --home or by $BATON_HOME — since the agent that runs them may
+ * not inherit baton's environment.
+ */
 function ctxFor(g: GlobalOptions): InstallContext {
-  return defaultContext(process.cwd(), process.execPath, batonBinPath(), g.home ? resolveHome(g.home) : undefined);
+  const home = resolveHome(g.home);
+  const { BATON_HOME: _ours, ...agentEnv } = process.env;
+  return defaultContext(process.cwd(), process.execPath, batonBinPath(), home === resolveHome(undefined, agentEnv) ? undefined : home);
 }
 
 function scopeOf(s: string | undefined): Scope {
@@ -162,11 +168,12 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
 
   program
     .command('status')
-    .description('wiring per provider and aspect, and when each hook last ran')
-    .action(() =>
+    .description('what is wired: one row per agent with its aspects, and when its hook last ran (--all: every agent)')
+    .option('--all', 'list the agents with nothing wired too')
+    .action((o: { all?: boolean }) =>
       run(globals(), () => {
         const g = globals();
-        const home = resolveHome(g.home);
+        const home = storeHome(g);
         const ctx = ctxFor(g);
         const rows = [
           ...PROVIDER_NAMES.flatMap((p) => wiring(PROVIDERS[p], ctx)).map((r) => ({ ...r, last_run: readLastRun(home, r.provider, r.aspect) })),
@@ -174,19 +181,23 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           ...PROVIDER_NAMES.map((p) => ({ ...mcpWiring(p, ctx), last_run: null })),
         ];
         const now = Date.now();
-        const text = table(
-          rows.map((r) => [
-            r.row,
-            wiringState(r),
-            r.scopes.join(',') || '-',
-            r.last_run ? `${relativeTime(r.last_run.at, now)} (${r.last_run.event} ${r.last_run.result})` : '-',
-            r.state === 'partial' ? `missing ${r.missing.join(', ')}` : r.state === 'foreign' ? r.foreign[0] : r.trusted === false ? CODEX_TRUST_HINT : '',
-          ]),
-          ['HOOK', 'STATE', 'SCOPE', 'LAST RUN', 'DETAIL'],
-        );
+        const agents = agentRows(rows, !!o.all, CODEX_TRUST_HINT);
+        const text = agents.length
+          ? table(
+              agents.map((a) => [
+                a.agent,
+                a.state,
+                a.scopes.join(',') || '-',
+                a.aspects.join(', ') || '-',
+                a.last_run ? `${relativeTime(a.last_run.at, now)} (${a.last_run.aspect} ${a.last_run.event} ${a.last_run.result})` : '-',
+                a.detail,
+              ]),
+              ['AGENT', 'STATE', 'SCOPE', 'ASPECTS', 'LAST RUN', 'DETAIL'],
+            )
+          : ['no agent wired: baton install AGENT (baton status --all lists them)'];
         const server = serverStatus(home);
         text.push(`app server  ${server ? `${server.url} (pid ${server.pid}${server.running ? '' : ', not running: a stale server.json'})${server.team ? ` · team replicator ${server.team.state} as ${server.team.machine}` : ''}` : 'not running (baton serve)'}`);
-        return { json: { ok: true, rows, server }, text };
+        return { json: { ok: true, agents, rows, server }, text };
       }),
     );
 
@@ -199,9 +210,11 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
         const g = globals();
         const providers = name ? [providerOf(name)] : PROVIDER_NAMES.map((p) => PROVIDERS[p]);
         const ctx = ctxFor(g);
-        const env: NodeJS.ProcessEnv = { ...process.env, BATON_HOME: resolveHome(g.home) };
+        // The agent's environment, as it is: baton's --home is not put in it (an entry must name its store).
+        const env: NodeJS.ProcessEnv = { ...process.env };
+        const home = resolveHome(g.home);
         const mcpRows = (await Promise.all(providers.map((a) => verifyMcp(a.name, ctx, env)))).flat();
-        const rows = [...providers.flatMap((a) => verifyProvider(a, ctx, env)), ...(providers.some((a) => a.name === 'claude') ? verifySkill(ctx) : []), ...mcpRows];
+        const rows = [...providers.flatMap((a) => verifyProvider(a, ctx, env, home)), ...(providers.some((a) => a.name === 'claude') ? verifySkill(ctx) : []), ...mcpRows];
         const failed = rows.filter((r) => !r.ok);
         const text = rows.length
           ? table(
@@ -232,7 +245,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
     .action(() =>
       run(globals(), () => {
         const g = globals();
-        const home = resolveHome(g.home);
+        const home = storeHome(g);
         const r = doctor(home, ctxFor(g), new Date());
         const mb = (n: number) => `${(n / 1048576).toFixed(2)} MiB`;
         const text = [
@@ -244,7 +257,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           `projection ${r.projections_behind.length} session(s) behind the log (WS202: normal after hook appends; rebuilt on the next read)`,
           `episodes   ${r.open_episodes.length} open`,
           `transcripts ${r.transcript_skips.length ? r.transcript_skips.map((t) => `${t.session} (${t.agent}): ${Object.entries(t.skipped).map(([k, n]) => `${n} ${k}`).join(', ') || `format ${t.unknown_version}`}`).join('; ') : 'no skipped lines'}`,
-          `wiring     ${r.wiring.map((w) => `${w.row}=${wiringState(w).replace(', ', ',')}`).join(' ')}`,
+          `wiring     ${wiringLine(r.wiring, CODEX_TRUST_HINT)}`,
           `node       ${r.node.version}${r.node.ok ? '' : ' (too old)'}`,
           `disk       ${r.disk.free_bytes === null ? '-' : `${mb(r.disk.free_bytes)} free`}`,
           '',

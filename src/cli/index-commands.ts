@@ -12,7 +12,7 @@ import { addProject, projectId, readProjects, setTrust, writeProjects } from '..
 import { HIT_CLOSE, HIT_OPEN } from '../index/query.ts';
 import { resolveHome } from '../store/home.ts';
 import { realDir } from '../store/workspace.ts';
-import { type GlobalOptions, color, envelope, run, table, useColor } from './output.ts';
+import { type GlobalOptions, color, envelope, run, storeHome, table, useColor } from './output.ts';
 import { indexIo, parseLimit, progressBar, workspaceFilter } from './session-list.ts';
 
 interface SearchOptions {
@@ -58,7 +58,7 @@ function searchFilter(g: GlobalOptions, o: SearchOptions, limit: number, nowMs: 
   }
   if (o.since !== undefined) f.since = parseWhen(o.since, '--since', nowMs);
   if (o.until !== undefined) f.until = parseWhen(o.until, '--until', nowMs);
-  if (o.session !== undefined) f.session = new FsStore(resolveHome(g.home)).resolve(o.session);
+  if (o.session !== undefined) f.session = new FsStore(storeHome(g)).resolve(o.session);
   return f;
 }
 
@@ -136,13 +136,14 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
         const filter = searchFilter(g, opts, limit, Date.now());
         const cwd = filter.cwd;
         const notes: string[] = [];
-        const { hits, source } = searchSessions(resolveHome(g.home), query, filter, indexIo(g, notes));
+        const { hits, source } = searchSessions(storeHome(g), query, filter, indexIo(g, notes));
         const json = { ok: true as const, hits: hits.map((h: SearchHit) => ({ ...h, snippet: showSnippet(h.snippet, false) })), source, ...(notes.length ? { notes } : {}) };
         const colour = useColor();
         const text = hits.length
           ? table(
               hits.map((h) => [h.session, String(h.seq), h.at.slice(0, 16).replace('T', ' '), hitWho(h), showSnippet(h.snippet, colour)]),
               ['SESSION', 'SEQ', 'AT', 'WHO', 'SNIPPET'],
+              colour ? {} : { shrink: [4, 0] },
             )
           : [`no hits for ${JSON.stringify(query)}${cwd === null ? '' : ' in this workspace (--all searches every workspace)'}`];
         return { json, text };
@@ -165,7 +166,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
         const limit = parseLimit(opts.limit) ?? 50;
         const words = (basename(path).match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
         if (!words) fail('USAGE', `the path ${JSON.stringify(path)} has no name to look for`);
-        const home = resolveHome(g.home);
+        const home = storeHome(g);
         const notes: string[] = [];
         const base = searchFilter(g, { ...opts, file: undefined }, 10_000, Date.now());
         const absolute = resolve(path);
@@ -208,7 +209,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
     .action(() =>
       run(globals(), () => {
         const g = globals();
-        const list = projectList(resolveHome(g.home), indexIo(g));
+        const list = projectList(storeHome(g), indexIo(g));
         return {
           json: { ok: true, projects: list },
           text: list.length

@@ -4,7 +4,7 @@ import pc from 'picocolors';
 import { BatonError, errnoError } from '../core/errors.ts';
 import { formatDuration } from '../core/duration.ts';
 import { writeFd } from '../core/stdio.ts';
-import { resolveHome } from '../store/home.ts';
+import { checkHome, resolveHome } from '../store/home.ts';
 import { FsStore } from '../store/store.ts';
 
 export interface GlobalOptions {
@@ -22,8 +22,15 @@ export const color = {
   red: (s: string) => (useColor() ? pc.red(s) : s),
 };
 
+/** The store home of this command line, refused (WS011/WS012, nothing written) when baton could not use it: reads as writes. */
+export function storeHome(g: GlobalOptions): string {
+  const home = resolveHome(g.home);
+  checkHome(home);
+  return home;
+}
+
 export function openStore(g: GlobalOptions): FsStore {
-  return new FsStore(resolveHome(g.home), { contextOnAppend: true });
+  return new FsStore(storeHome(g), { contextOnAppend: true });
 }
 
 /**
@@ -178,12 +185,40 @@ export function fitWidth(s: string, width: number): string {
   return `${out}…`;
 }
 
-/** Aligned columns for human tables, by display width. */
-export function table(rows: string[][], header?: string[]): string[] {
-  const all = (header ? [header, ...rows] : rows).map((r) => r.map(printable));
-  const widths: number[] = [];
-  for (const r of all) {
-    for (let i = 0; i < r.length; i++) widths[i] = Math.max(widths[i] ?? 0, displayWidth(r[i]));
+/** The terminal's width when stdout is one, else no limit (a pipe gets whole cells). */
+export function terminalColumns(): number {
+  return process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : Number.POSITIVE_INFINITY;
+}
+
+/** Columns a table may cut (plain text, no colour), narrowest last resort: never below this. */
+const MIN_CUT = 8;
+
+/**
+ * Aligned columns for human tables, by display width. `fit.shrink` names the columns that may
+ * be cut with `…` (ids, titles, paths: plain text) when the table is wider than `fit.width`
+ * (default: the terminal's, none on a pipe), the widest first, none below 8 columns.
+ */
+export function table(rows: string[][], header?: string[], fit: { shrink?: number[]; width?: number } = {}): string[] {
+  let all = (header ? [header, ...rows] : rows).map((r) => r.map(printable));
+  const measure = (): number[] => {
+    const w: number[] = [];
+    for (const r of all) for (let i = 0; i < r.length; i++) w[i] = Math.max(w[i] ?? 0, displayWidth(r[i]));
+    return w;
+  };
+  let widths = measure();
+  const limit = fit.width ?? terminalColumns();
+  const shrink = fit.shrink ?? [];
+  const total = () => widths.reduce((a, b) => a + b, 0) + 2 * Math.max(0, widths.length - 1);
+  if (shrink.length && total() > limit) {
+    const cut = widths.slice();
+    while (total() > limit) {
+      const i = shrink.filter((c) => cut[c] > MIN_CUT).sort((a, b) => cut[b] - cut[a])[0];
+      if (i === undefined) break;
+      cut[i] = Math.max(MIN_CUT, cut[i] - Math.max(1, total() - limit));
+      widths = widths.map((w, k) => (k === i ? cut[i] : w));
+    }
+    all = all.map((r) => r.map((c, k) => (shrink.includes(k) && displayWidth(c) > cut[k] ? fitWidth(c, cut[k]) : c)));
+    widths = measure();
   }
   const pad = (c: string, i: number) => c + ' '.repeat(widths[i] - displayWidth(c));
   const out = all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : pad(c, i))).join('  ').trimEnd());

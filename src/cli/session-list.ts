@@ -3,10 +3,9 @@
 import { resolve } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { type IndexIo, type ListedSession, listSessions } from '../index/api.ts';
-import { resolveHome } from '../store/home.ts';
 import { realDir } from '../store/workspace.ts';
 import { parseCount } from './args.ts';
-import { type CommandResult, type GlobalOptions, color, fitWidth, relativeTime, table } from './output.ts';
+import { type CommandResult, type GlobalOptions, color, fitWidth, relativeTime, storeHome, table } from './output.ts';
 
 export interface ListOptions {
   state?: string;
@@ -76,7 +75,7 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
   }
   const limit = parseLimit(opts.limit);
   const cwd = workspaceFilter(opts);
-  const home = resolveHome(g.home);
+  const home = storeHome(g);
   const notes: string[] = [];
   const { sessions, source } = listSessions(home, { cwd, state: opts.state as ListedSession['state'] | undefined, limit }, indexIo(g, notes));
   const json = { ok: true as const, sessions, source, ...(notes.length ? { notes } : {}) };
@@ -98,7 +97,8 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
       s.pointer_status ?? '-',
       s.open_episode ? `${s.open_episode.provider || '?'} ${relativeTime(s.open_episode.opened_at, now)}` : '-',
     ]);
-    text.push(...table(rows, ['ID', 'STATE', 'TITLE', 'WORKSPACE', 'TOUCHED', 'EVENTS', 'POINTER', 'EPISODE']));
+    // On a narrow terminal the title, then the workspace, then the id are cut with `…`.
+    text.push(...table(rows, ['ID', 'STATE', 'TITLE', 'WORKSPACE', 'TOUCHED', 'EVENTS', 'POINTER', 'EPISODE'], { shrink: [2, 3, 0] }));
     const corrupt = sessions.filter((s) => s.corrupt);
     for (const s of corrupt) text.push(color.red(`${s.id}: log corrupt at line ${s.corrupt?.line} (${s.corrupt?.reason}): run baton session verify ${s.id}`));
     const conflicted = sessions.filter((s) => s.conflict);
@@ -110,3 +110,12 @@ export function listCommand(g: GlobalOptions, opts: ListOptions): CommandResult 
 
 /** For `session show`: the session's last projection_conflict as one line, or null (never throws). */
 export { indexConflictFor } from '../index/api.ts';
+
+/** `session resume --last`: the newest session of this directory (last touched) that is not archived; WS001 when there is none. */
+export function newestSessionHere(g: GlobalOptions): string {
+  const cwd = workspaceFilter({});
+  const { sessions } = listSessions(storeHome(g), { cwd }, indexIo(g));
+  const s = sessions.filter((x) => x.state !== 'archived').sort((a, b) => b.last_touched_at.localeCompare(a.last_touched_at))[0];
+  if (!s) fail('WS001', `no session of ${cwd} to resume: start one with baton session new TITLE (baton session list --all lists every workspace)`, { cwd, command: 'baton session new TITLE' });
+  return s.id;
+}

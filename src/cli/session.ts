@@ -7,13 +7,13 @@ import { type Actor, MAX_LINE_BYTES, type StoredEvent } from '../core/events.ts'
 import { emptyView, foldEvent, presentEvent } from '../core/session.ts';
 import { readInputBounded } from '../store/bounded-read.ts';
 import { LOG_FILE, scanLog } from '../store/log.ts';
-import { archiveSession, addArtifact, pruneSessions, redactSession, removeArtifact, verifySession } from '../store/operations.ts';
+import { archiveSession, addArtifact, deleteSession, pruneSessions, redactSession, removeArtifact, verifySession } from '../store/operations.ts';
 import { contextMdSeq, pointerSummary, readManifest } from '../store/projections.ts';
 import { type FsStore, cliWriter } from '../store/store.ts';
 import { redactionsOf } from '../ops/events.ts';
-import { appendEntry, createSession, existingDir, renewSession } from '../ops/session.ts';
-import { indexConflictFor, listCommand as listSessionsCommand } from './session-list.ts';
-import { parseCount, parseDurationFlag, parseSessionIdFlag } from './args.ts';
+import { appendEntry, createSession, existingDir, renameSession, renewSession } from '../ops/session.ts';
+import { indexConflictFor, newestSessionHere, listCommand as listSessionsCommand } from './session-list.ts';
+import { parseCount, parseDurationFlag, parseSessionIdFlag, parseTitle } from './args.ts';
 import { type CommandResult, type GlobalOptions, collect, color, envelope, openStore, relativeTime, run, warn } from './output.ts';
 import { progress } from './progress.ts';
 import { releaseShared, resumeShared } from '../ops/team.ts';
@@ -91,6 +91,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
     .action((title: string, o) =>
       run(globals(), () => {
         // Every flag is checked before the store is touched.
+        parseTitle(title);
         const cwd = resolve(o.cwd ?? process.cwd());
         if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) fail('USAGE', `--cwd ${cwd} is not a directory`);
         const leaseMs = parseDurationFlag(o.lease, '--lease');
@@ -174,16 +175,18 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
   session
     .command('resume')
     .description('take the lease, record the resume, print the context (team mode, on a shared session another machine owned: take it first, never stolen)')
-    .argument('<id>', 'session id or unambiguous prefix')
+    .argument('[id]', 'session id or unambiguous prefix (or --last)')
+    .option('--last', 'the newest session of this directory that is not archived')
     .option('--steal', 'take an expired lease held by another surface')
     .option('--lease <duration>', 'lease length', '10m')
     .option('--workspace <dir>', 'work in another directory for this resume (recorded, origin unchanged)')
-    .action((idArg: string, o) =>
+    .action((idArg: string | undefined, o) =>
       run(globals(), async () => {
         const g = globals();
+        if ((idArg === undefined) === !o.last) fail('USAGE', 'give exactly one of a session id or --last');
         const leaseMs = parseDurationFlag(o.lease, '--lease');
         const store = openStore(g);
-        const id = store.resolve(idArg);
+        const id = idArg === undefined ? newestSessionHere(g) : store.resolve(idArg);
         const workspace = o.workspace ? existingDir(o.workspace, 'USAGE', (abs) => `--workspace ${abs} does not exist or is not a directory`) : undefined;
         // Team mode (docs/team.md, src/ops/team.ts): a shared session another machine owned is taken first (never stolen).
         const { team, ...r } = await resumeShared(store, id, cliWriter(), { leaseMs, steal: !!o.steal, workspace });
@@ -221,6 +224,40 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         const r = await releaseShared(store, id, cliWriter());
         if (r.team) return { json: { ok: true, ...r }, text: `released ${id} and its ownership (pushed ${r.team.pushed} event(s)): any machine may take it` };
         return { json: { ok: true, ...r }, text: `released ${id}` };
+      }),
+    );
+
+  session
+    .command('rename')
+    .description('give a session a new title (a session.updated event); needs the lease')
+    .argument('<id>', 'session id or unambiguous prefix')
+    .argument('<title>', 'the new title')
+    .action((idArg: string, title: string) =>
+      run(globals(), () => {
+        parseTitle(title);
+        const store = openStore(globals());
+        const id = store.resolve(idArg);
+        const ev = renameSession(store, id, cliWriter(), title);
+        return { json: { ok: true, id, title: ev.payload.title, seq: ev.seq }, text: `${id} is now ${JSON.stringify(ev.payload.title)}` };
+      }),
+    );
+
+  session
+    .command('delete')
+    .description('delete a session and its files for good (asks on a terminal; --yes otherwise); refused while another surface holds its lease')
+    .argument('<id>', 'session id (or unambiguous prefix)')
+    .option('--yes', 'do not ask')
+    .action((idArg: string, o) =>
+      run(globals(), async () => {
+        const g = globals();
+        const store = openStore(g);
+        const id = store.resolve(idArg);
+        if (!o.yes) {
+          if (!process.stdin.isTTY || !process.stderr.isTTY || g.json) fail('USAGE', `deleting ${id} cannot be undone: confirm with --yes (no terminal to ask on)`, { command: `baton session delete ${id} --yes` });
+          if (!(await confirm(`delete session ${id} and all its files? this cannot be undone [y/N] `))) fail('USAGE', `not deleted: ${id} (answer y to delete)`);
+        }
+        deleteSession(store, id, cliWriter());
+        return { json: { ok: true, id, deleted: true }, text: `deleted ${id}` };
       }),
     );
 
@@ -408,6 +445,17 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         };
       }),
     );
+}
+
+/** One y/N question on the terminal (stderr), the answer from stdin. */
+async function confirm(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
 }
 
 function typeMatches(filter: string | undefined, type: string): boolean {

@@ -2,7 +2,8 @@
 // parses it, so that they hold for every command, present and future (docs/cli.md):
 // - a word that names no command is a usage error (exit 2) at every level, even when
 //   `--help` follows it (commander would print the parent's help and exit 0);
-// - a command group or bare `baton` without a command prints its help on stderr, exit 2;
+// - a command group or bare `baton` without a command is a usage error: the `baton: USAGE`
+//   line, then its help, on stderr, exit 2;
 // - `--version` prints the version, and with `--json` one JSON document;
 // - with `--json`, a usage error is one JSON document on stdout.
 // `--help` on a known command is left to commander (exit 0).
@@ -70,9 +71,8 @@ export function checkUsage(program: Command, argv: string[], version: string): v
     if (!cmd.commands.length) return;
     if (operand === undefined) {
       if (help) return;
-      if (json) refuse(cmd, json, `${pathOf(cmd)} needs a command (${pathOf(cmd)} --help lists them)`, { command: pathOf(cmd) }, false);
-      process.stderr.write(cmd.helpInformation({ error: true }));
-      process.exit(2);
+      // The `baton: USAGE` line first (as every refusal), then the group's help (not with --json).
+      refuse(cmd, json, `${pathOf(cmd)} needs a command (${pathOf(cmd)} --help lists them)`, { command: pathOf(cmd) }, !json);
     }
     if (operand === 'help') {
       // `baton help [COMMAND]`: commander prints the help of a command that exists.

@@ -146,5 +146,7 @@ export function demoText(r: DemoResult): string[] {
     for (const c of r.contexts) out.push('', `  contexts/${basename(c.file)}`, ...c.text.trimEnd().split('\n').map((l) => `  | ${l}`));
   }
   if (r.kept) out.push('', `Kept: ${r.store} (look around with: baton --home ${r.store} session show ${r.session})`);
-  return out;
+  else out.push('', `The store was temporary and is removed: the paths into it read <temporary store> above (baton demo --keep keeps it).`);
+  // A path into a store that is gone would not stay true: shown as what it was.
+  return r.kept ? out : out.map((l) => l.replaceAll(r.store, '<temporary store>'));
 }

@@ -65,7 +65,12 @@ export function stdoutProblem(adapter: ProviderAdapter, kind: HookKind, stdout: 
   return null;
 }
 
-export function verifyProvider(adapter: ProviderAdapter, ctx: InstallContext, env: NodeJS.ProcessEnv): VerifyRow[] {
+/**
+ * Runs each of the provider's entries as the agent would: `env` is the agent's environment
+ * (the caller leaves baton's own BATON_HOME out), so an entry that names no store shows where
+ * it really writes; `home`, when given, is the store the entry must write to.
+ */
+export function verifyProvider(adapter: ProviderAdapter, ctx: InstallContext, env: NodeJS.ProcessEnv, home?: string): VerifyRow[] {
   const rows: VerifyRow[] = [];
   const trust = adapter.name === 'codex' ? codexHookStates(ctx.userHome, env) : null;
   for (const { scope, file, entry, kind } of batonEntries(adapter, ctx)) {
@@ -89,12 +94,19 @@ export function verifyProvider(adapter: ProviderAdapter, ctx: InstallContext, en
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     const problems: string[] = [];
     let would: unknown[] | null = null;
+    let wrote: unknown;
     for (const line of (r.stderr ?? '').split('\n')) {
       if (!line.startsWith('{')) continue;
       try {
         const j = JSON.parse(line);
-        if (j?.baton_verify) would = j.baton_verify.would_write ?? [];
+        if (j?.baton_verify) {
+          would = j.baton_verify.would_write ?? [];
+          wrote = j.baton_verify.home;
+        }
       } catch {}
+    }
+    if (home !== undefined && typeof wrote === 'string' && wrote !== home) {
+      problems.push(`the entry writes to the store ${wrote}, not ${home}: name it in the entry with \`baton install ${adapter.name} --scope ${scope} --force --home ${home}\`${scope === 'project' ? ' (a project entry names no store: set BATON_HOME in the agent\'s environment, or install at user or local scope)' : ''}`);
     }
     // A moved or deleted checkout: Node cannot load the bin/baton.cjs the entry names.
     // (Or the node it names is gone: `sh` says `<path>: not found`, exit 127.)

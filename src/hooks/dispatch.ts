@@ -268,7 +268,7 @@ function verifyRun(inv: HookInvocation, adapter: ProviderAdapter, ev: HookEvent,
   if (on('prompt') && ev.kind === 'prompt') would.push({ aspect: 'prompt', write: 'prompt.submitted', episode: open?.episode ?? null });
   const out = adapter.shape(ev, res);
   const report = {
-    baton_verify: { provider: adapter.name, event: ev.providerEvent, kind: ev.kind, session: sessionId, session_exists: exists, aspects: inv.aspects, would_write: would },
+    baton_verify: { provider: adapter.name, event: ev.providerEvent, kind: ev.kind, session: sessionId, session_exists: exists, aspects: inv.aspects, home: inv.home, would_write: would },
   };
   return { stdout: out.stdout, stderr: [JSON.stringify(report)], exitCode: out.exitCode, stored: false };
 }

@@ -97,3 +97,10 @@ export function appendEntry(store: FsStore, id: string, writer: Writer, o: { tex
   const [ev] = store.append(id, { type: o.type ?? 'context.appended', surface: w.surface, actor: w.actor, payload }, w);
   return ev;
 }
+
+/** Renames a session: one `session.updated` {title} (a content write: it needs the caller's lease). */
+export function renameSession(store: FsStore, id: string, writer: Writer, title: string): StoredEvent {
+  if (title.trim() === '') fail('USAGE', 'the title is empty: give the session a name');
+  const [ev] = store.append(id, { type: 'session.updated', surface: writer.surface, actor: writer.actor, payload: { title } }, writer);
+  return ev;
+}

@@ -5,6 +5,7 @@
 // store through the same CAS commit as a publish (journal record, pointer.published event),
 // and refuses (STATE_EXISTS) when the session already has a pointer state.
 import { fail, isBatonError } from '../core/errors.ts';
+import { sha256Hex } from '../core/hash.ts';
 import { redactDefault } from '../core/redact.ts';
 import { SESSION_ID_RE } from '../core/ids.ts';
 import { StrictJsonFailure, parseStrictJson } from '../core/strict-json.ts';
@@ -12,7 +13,17 @@ import { isoSeconds } from '../core/time.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
 import { commitUnderMutex, pointerError } from './cas.ts';
-import { type PointerState, type RandomBytes, UUID_V4_RE, newGeneration, normalizeText, readState, statePath, systemRandom, textProblem } from './state.ts';
+import { type PointerState, type RandomBytes, UUID_V4_RE, newGeneration, normalizeText, readState, statePath, textProblem } from './state.ts';
+
+/** Keeps a migrated generation apart from any other digest of the same bytes. */
+const MIGRATE_SALT = new TextEncoder().encode('baton pointer migrate v1 -> v3\n');
+
+function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
 
 export const ENVELOPE_FIELDS = ['envelope_version', 'session_id', 'task_id', 'text', 'written_at'];
 
@@ -20,8 +31,12 @@ function bad(message: string): never {
   fail('INVALID_ENVELOPE', message);
 }
 
-/** The v3 state a v1 envelope becomes: revision 1, CLEAN, a new generation, updated_at = written_at. */
-export function envelopeToState(raw: Uint8Array, random: RandomBytes = systemRandom): PointerState {
+/**
+ * The v3 state a v1 envelope becomes: revision 1, CLEAN, updated_at = written_at, and a
+ * generation made from the envelope's bytes (so the dry run prints the generation --apply
+ * writes; `random`, when given, draws one instead).
+ */
+export function envelopeToState(raw: Uint8Array, random?: RandomBytes): PointerState {
   let o: unknown;
   try {
     o = parseStrictJson(new TextDecoder('utf-8', { fatal: true }).decode(raw));
@@ -46,7 +61,7 @@ export function envelopeToState(raw: Uint8Array, random: RandomBytes = systemRan
   return {
     schema_version: 3,
     session_id: r.session_id,
-    generation: newGeneration(random),
+    generation: random ? newGeneration(random) : `g-${sha256Hex(concatBytes(MIGRATE_SALT, raw)).slice(0, 32)}`,
     revision: 1,
     status: 'CLEAN',
     task_id: task,

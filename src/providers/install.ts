@@ -12,7 +12,7 @@ import { shellJoin } from '../hooks/shell.ts';
 import { writeFileAtomic } from '../store/fsutil.ts';
 import { resolveHome } from '../store/home.ts';
 import { describeWorkspace } from '../store/workspace.ts';
-import { type HookEntryRef, addGroup, lineDiff, listEntries, removeEntries, replaceCommand } from './settings.ts';
+import { type HookEntryRef, addGroup, lineDiff, listEntries, removeEntries, replaceCommand, valueAt } from './settings.ts';
 import { codexHookStates, codexTrusts } from './codex-trust.ts';
 import { ownedEntries, renderOwned } from './owned-file.ts';
 import { shimText } from './shim.ts';
@@ -26,7 +26,7 @@ export interface InstallContext {
   /** Absolute node and bin/baton.cjs, for user-scope commands. */
   node: string;
   bin: string;
-  /** --home given explicitly: user-scope commands carry it. */
+  /** The store when it is not the default one (--home or $BATON_HOME): user- and local-scope commands carry it. */
   storeHome?: string;
 }
 
@@ -55,10 +55,10 @@ const allAspects = (a: readonly Aspect[]): boolean => ASPECTS.every((x) => a.inc
  */
 export function commandFor(adapter: ProviderAdapter, scope: Scope, aspects: readonly Aspect[], ctx: InstallContext, event?: string): string {
   if (adapter.ownedFile === 'hooks-json' && event) return `BATON_HOOK_EVENT=${event} ${commandFor(adapter, scope, aspects, ctx)}`;
-  const base =
-    scope === 'user'
-      ? shellJoin([ctx.node, ctx.bin, 'hook', adapter.name, ...(ctx.storeHome ? ['--home', ctx.storeHome] : [])])
-      : adapter.shimCommand;
+  // The store goes in at user and local scope (this machine's files); a project-scope entry is
+  // committed and names no machine's path: its agent needs BATON_HOME for a store not the default.
+  const home = ctx.storeHome && scope !== 'project' ? ['--home', ctx.storeHome] : [];
+  const base = scope === 'user' ? shellJoin([ctx.node, ctx.bin, 'hook', adapter.name, ...home]) : home.length ? `${adapter.shimCommand} ${shellJoin(home)}` : adapter.shimCommand;
   return allAspects(aspects) ? base : `${base} --aspects ${ASPECTS.filter((a) => aspects.includes(a)).join(',')}`;
 }
 
@@ -234,6 +234,16 @@ function removeUnusedShim(adapter: ProviderAdapter, ctx: InstallContext): string
 /** What removing every entry leaves of a settings file baton created. */
 const EMPTY_SETTINGS = /^\s*\{\s*\}\s*$/;
 
+/** Whether `text` (a backup) had a `hooks` object; false for one baton cannot parse. */
+function hadHooksObject(text: string, file: string): boolean {
+  try {
+    const v = valueAt(text, ['hooks'], file);
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Removes baton's entries and restores the state before install: a file baton created (no
  * backup, nothing else left in it) is removed, with the project folders it leaves empty; a
@@ -246,11 +256,12 @@ export function uninstall(adapter: ProviderAdapter, scope: Scope, ctx: InstallCo
   const before = readText(file);
   const report: UninstallReport = { provider: adapter.name, scope, file, removed: 0, backup: null, backup_removed: null, file_removed: false, shim_removed: null };
   if (before !== null) {
-    const { text, removed } = removeEntries(before, (c) => isBatonCommand(c, adapter.name), file);
+    const bp = backupPath(file);
+    const backup = readText(bp);
+    // The backup is the file before install: a `hooks` object it had (even empty) stays.
+    const { text, removed } = removeEntries(before, (c) => isBatonCommand(c, adapter.name), file, { keepHooks: backup !== null && hadHooksObject(backup, file) });
     report.removed = removed;
     if (text !== before) {
-      const bp = backupPath(file);
-      const backup = readText(bp);
       if (opts.dryRun) report.diff = lineDiff(before, text, file);
       else if (backup === null && EMPTY_SETTINGS.test(text)) {
         fs.unlinkSync(file);
@@ -299,7 +310,7 @@ export function wiring(adapter: ProviderAdapter, ctx: InstallContext): WiringRow
   }
   const trust = adapter.name === 'codex' ? codexHookStates(ctx.userHome) : null;
   const rows: WiringRow[] = [];
-  for (const aspect of ['prompt', 'session', 'pointer'] as Aspect[]) {
+  for (const aspect of ['prompt', 'session', 'pointer', 'transcript'] as Aspect[]) {
     const kinds = ASPECT_EVENTS[aspect];
     const supported = kinds.filter((k) => adapter.events[k]);
     const row: WiringRow = { row: rowName(adapter.name, aspect), provider: adapter.name, aspect, state: 'absent', scopes: [], missing: [], foreign: [], trusted: null };
@@ -328,7 +339,8 @@ export function wiring(adapter: ProviderAdapter, ctx: InstallContext): WiringRow
       }
     }
     if (trust && wired > 0) row.trusted = untrusted === 0;
-    if (wired === kinds.length) row.state = 'wired';
+    // An event the agent has none of (Claude Code's turn end) is not held against the aspect.
+    if (wired === supported.length) row.state = 'wired';
     else if (wired > 0) row.state = 'partial';
     else if (row.foreign.length) row.state = 'foreign';
     else row.state = 'absent';

@@ -200,9 +200,9 @@ export function replaceCommand(text: string, ref: HookEntryRef, command: string)
 
 /**
  * Removes every hook whose command `isOurs`, taking with it the group, the event and the
- * `hooks` key that only held baton's entries. Returns the text and how many were removed.
+ * `hooks` key that only held baton's entries (unless `keepHooks`: it was there before). Returns the text and how many were removed.
  */
-export function removeEntries(text: string, isOurs: (command: string) => boolean, file: string): { text: string; removed: number } {
+export function removeEntries(text: string, isOurs: (command: string) => boolean, file: string, opts: { keepHooks?: boolean } = {}): { text: string; removed: number } {
   let removed = 0;
   for (let guard = 0; guard < 1000; guard++) {
     const root = parseSettings(text, file);
@@ -226,7 +226,9 @@ export function removeEntries(text: string, isOurs: (command: string) => boolean
     const props = hooks.children ?? [];
     const any = props.some((p) => p.children?.[1]?.type === 'array' && (p.children[1].children ?? []).some((g) => hooksOfGroup(g).some(oursHook)));
     if (!any) break;
-    if (props.length > 0 && props.every((p) => eventAllOurs(p.children?.[1]))) {
+    // keepHooks: the file had a `hooks` object before install (`"hooks": {}`): removing its
+    // members one by one leaves it as it was, byte for byte.
+    if (!opts.keepHooks && props.length > 0 && props.every((p) => eventAllOurs(p.children?.[1]))) {
       removed += props.reduce((n, p) => n + (p.children?.[1]?.children ?? []).reduce((m, g) => m + hooksOfGroup(g).length, 0), 0);
       text = removeMember(text, root, hooksProp);
       continue;

@@ -22,6 +22,34 @@ export function resolveHome(flag?: string, env: NodeJS.ProcessEnv = process.env)
   return join(xdg, 'baton');
 }
 
+/**
+ * The read side of claimHome: refuses, writing nothing, a home baton would refuse to write
+ * (WS011: the root, a folder of other files without the marker; WS012: a file, a link to no
+ * folder). A home that does not exist yet passes (a new store holds no sessions). Read
+ * commands call it so that a mistyped `--home` is refused as a write would be, not answered
+ * with "no sessions".
+ */
+export function checkHome(home: string): void {
+  if (claimed.has(home)) return;
+  if (dirname(home) === home) fail('WS011', `refusing ${home} as the store: the filesystem root is never a baton store; pick a folder of its own`, { home });
+  const st = fs.statSync(home, { throwIfNoEntry: false });
+  if (!st) {
+    if (fs.lstatSync(home, { throwIfNoEntry: false })) fail('WS012', `${home} is a link to no folder`, { path: home });
+    return;
+  }
+  if (!st.isDirectory()) fail('WS012', `${home} exists and is not a folder`, { path: home });
+  if (fs.lstatSync(join(home, HOME_MARKER), { throwIfNoEntry: false })) return;
+  let names: string[];
+  try {
+    names = fs.readdirSync(home);
+  } catch {
+    return;
+  }
+  if (names.length > 0 && !names.some((n) => STORE_LAYOUT.includes(n))) {
+    fail('WS011', `refusing ${home} as the store: it exists, holds other files and has no ${HOME_MARKER} marker; pick an empty or new folder`, { home, marker: HOME_MARKER });
+  }
+}
+
 /** Homes this process has checked (or made) already. */
 const claimed = new Set<string>();
 

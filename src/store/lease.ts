@@ -1,7 +1,8 @@
 // The writer lease, lock.json (store.md). Source of truth: the file, created with
 // O_CREAT|O_EXCL (no flock: the folder may be synced across devices). Who writes: the
 // lease operations of FsStore, always under the session mutex, so two stealers racing
-// cannot both win. A crash leaves the file; it expires by its own lease_until.
+// cannot both win. A crash leaves the file; it expires by its own lease_until — or, for a
+// lease the web page took through `baton serve` (surface web), as soon as that server is gone.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { FILE_MODE, fsyncDir, readFileOrNull, writeFileAtomic } from './fsutil.ts';
@@ -66,4 +67,41 @@ export function removeLock(dir: string): void {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
   fsyncDir(dir);
+}
+
+/**
+ * The surface whose leases only an HTTP `baton serve` hands out (the web page), which keeps
+ * `server.json` while it runs: such a lease lives no longer than that server. Not `api`: a
+ * `baton serve --stdio` client is `api` too, and a stdio server writes no `server.json`, so
+ * its absence would not say the holder is gone (docs/adr/0056).
+ */
+const SERVER_SURFACES: readonly string[] = ['web'];
+
+/** The server's record in the store (src/server writes it while it runs, removes it on exit). */
+const SERVER_FILE = 'server.json';
+
+/** Whether a `baton serve` of this home runs now: `server.json` names a pid that is alive. */
+export function serverRunning(home: string): boolean {
+  let pid: unknown;
+  try {
+    pid = (JSON.parse(fs.readFileSync(join(home, SERVER_FILE), 'utf8')) as { pid?: unknown }).pid;
+  } catch {
+    return false;
+  }
+  if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A valid lease whose holder is gone: held through `baton serve` (web) while no server of
+ * this home runs. It counts as expired (docs/store.md): the next surface that asks releases it
+ * (lock.released, reason `expired`) without --steal.
+ */
+export function heldByGoneServer(lock: LockFile, home: string): boolean {
+  return SERVER_SURFACES.includes(lock.holder.surface) && !serverRunning(home);
 }

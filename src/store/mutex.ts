@@ -16,7 +16,7 @@
 // its hold could have been broken checks by inode that the name is still its own before it
 // unlinks it, so it never unlinks a successor's.
 import * as fs from 'node:fs';
-import { fail } from '../core/errors.ts';
+import { errnoError, fail } from '../core/errors.ts';
 import { hostName } from '../core/host.ts';
 import { sleepSync } from '../core/sleep.ts';
 import { FILE_MODE, sweepFolder } from './fsutil.ts';
@@ -158,9 +158,14 @@ export function withMutex<T>(dir: string, fn: () => T, opts: MutexOptions = {}):
   for (;;) {
     takenAt = Date.now();
     if (!linksUnsupported) {
-      const p = parkedFor(dir);
-      const token = `${process.pid} ${HOST} ${takenAt} ${NONCE}.${++p.gen}`;
-      fs.writeSync(p.fd, token.padEnd(TOKEN_BYTES, ' '), 0, 'utf8');
+      let p: Parked;
+      try {
+        p = parkedFor(dir);
+        fs.writeSync(p.fd, `${process.pid} ${HOST} ${takenAt} ${NONCE}.${++p.gen}`.padEnd(TOKEN_BYTES, ' '), 0, 'utf8');
+      } catch (e) {
+        // No room for the token (a full disk): WS206, as any other write.
+        throw errnoError(e, `cannot write the session mutex token in ${dir}`) ?? e;
+      }
       try {
         fs.linkSync(p.path, path);
         held = p;
@@ -201,7 +206,18 @@ export function withMutex<T>(dir: string, fn: () => T, opts: MutexOptions = {}):
         try {
           fs.writeSync(fd, token);
           if (Date.now() - takenAt < EMPTY_GRACE_MS / 2 || inodeAt(path) === fs.fstatSync(fd, { bigint: true }).ino) break;
-        } catch {}
+        } catch (e) {
+          // The token could not be written (a full disk: WS206): take our empty file back and
+          // say so, rather than wait on our own leftover until the timeout (issue 28.9).
+          const failure = errnoError(e, `cannot write the session mutex ${path}`);
+          if (failure) {
+            try {
+              if (inodeAt(path) === fs.fstatSync(fd, { bigint: true }).ino) fs.unlinkSync(path);
+            } catch {}
+            fs.closeSync(fd);
+            throw failure;
+          }
+        }
         fs.closeSync(fd); // our empty file was broken as stale before we wrote it
         fd = -1;
         continue;

@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import type { SessionView } from '../core/session.ts';
 import { readInputBounded } from './bounded-read.ts';
 import { FILE_MODE, ensureDir, fsyncDir, writeFileAtomic } from './fsutil.ts';
-import { isValid, readLock } from './lease.ts';
+import { heldByGoneServer, isValid, readLock } from './lease.ts';
+import { noteSessionChanged } from './feed.ts';
 import { LOG_FILE, type ScanResult, scanLog } from './log.ts';
 import { contextMdSeq, pointerSummary, readManifest } from './projections.ts';
 import { type EpisodeSummary, fillTemplate, loadTemplate, retrospectiveParts } from './retro-templates.ts';
@@ -224,6 +225,28 @@ export function pruneSessions(store: FsStore, olderThanMs: number, apply: boolea
     out.push({ id, last_touched_at: m.status.last_touched_at, deleted });
   }
   return out;
+}
+
+/**
+ * Deletes a session's folder for good, under its mutex: refused (WS101, nothing removed) while
+ * another surface holds a valid lease on it — one the caller holds, or an expired one, goes
+ * with the folder. The index forgets it at its next catch-up (the change feed names it).
+ */
+export function deleteSession(store: FsStore, id: string, writer: Writer): void {
+  const dir = store.dir(id);
+  if (!store.exists(id)) fail('WS001', `session ${id} not found`, { session: id });
+  store.locked(id, () => {
+    const lock = readLock(dir);
+    if (lock && lock.holder.instance_id !== writer.instanceId && isValid(lock, store.clock().getTime()) && !heldByGoneServer(lock, store.home)) {
+      fail('WS101', `session ${id} is leased by ${lock.holder.instance_id} (${lock.holder.surface}): it is released there first, or once the lease ends (${lock.lease.lease_until})`, {
+        holder: lock.holder,
+        lease_until: lock.lease.lease_until,
+        command: `baton session delete ${id} --yes`,
+      });
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  noteSessionChanged(store.home, id);
 }
 
 export { FILE_MODE };

@@ -14,7 +14,7 @@ import { type Clock, isoMillis, systemClock } from '../core/time.ts';
 import { noteSessionChanged } from './feed.ts';
 import { DIR_MODE, ensureDir, refuseLink, sweepStaleTemps } from './fsutil.ts';
 import { claimHome } from './home.ts';
-import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, isValid, readLock, removeLock, replaceLock } from './lease.ts';
+import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, heldByGoneServer, isValid, readLock, removeLock, replaceLock } from './lease.ts';
 import { LOG_FILE, type ScanResult, type TailState, appendLocked, appendVerifiedLines, forkAside, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
 import { withMutex } from './mutex.ts';
 import { checkOwnership } from './replica.ts';
@@ -376,12 +376,22 @@ export class FsStore {
     if (!lock || !isValid(lock, now)) {
       fail('WS100', `no lease held on ${id}: run baton session resume ${id}`, { command: `baton session resume ${id}` });
     }
-    if (lock.holder.instance_id !== writer.instanceId) {
-      fail('WS101', `session ${id} is leased by ${lock.holder.instance_id} for ${Math.ceil((Date.parse(lock.lease.lease_until) - now) / 1000)}s more`, {
-        holder: lock.holder,
-        lease_until: lock.lease.lease_until,
-      });
+    if (lock.holder.instance_id !== writer.instanceId) this.leasedByAnother(id, lock, now);
+  }
+
+  /**
+   * WS101, naming the command that takes the lease back: `session resume` when the server
+   * that held it is gone (it releases such a lease), else `resume --steal` once it ends.
+   */
+  private leasedByAnother(id: string, lock: LockFile, now: number): never {
+    const left = Math.ceil((Date.parse(lock.lease.lease_until) - now) / 1000);
+    const details = { holder: lock.holder, lease_until: lock.lease.lease_until, seconds_left: left };
+    if (heldByGoneServer(lock, this.home)) {
+      const command = `baton session resume ${id}`;
+      fail('WS101', `session ${id} is leased by ${lock.holder.instance_id} (${lock.holder.surface}), whose server is no longer running: take it back with ${command}`, { ...details, command });
     }
+    const command = `baton session resume ${id} --steal`;
+    fail('WS101', `session ${id} is leased by ${lock.holder.instance_id} (${lock.holder.surface}) for ${left}s more: release it there, or take it with ${command} once it ends`, { ...details, command });
   }
 
   /**
@@ -490,14 +500,12 @@ export class FsStore {
       replaceLock(dir, fresh);
       return [ev('lock.acquired', { holder, lease_until: until })];
     }
-    if (valid) {
-      const left = Math.ceil((Date.parse(cur.lease.lease_until) - now.getTime()) / 1000);
-      fail('WS101', `session ${id} is leased by ${cur.holder.instance_id} (${cur.holder.surface}) for ${left}s more`, {
-        holder: cur.holder,
-        lease_until: cur.lease.lease_until,
-        seconds_left: left,
-      });
+    if (valid && heldByGoneServer(cur, this.home)) {
+      // The server that held it is gone: the lease ends now, whoever asks (docs/store.md).
+      replaceLock(dir, fresh);
+      return [ev('lock.released', { holder: cur.holder, reason: 'expired' }), ev('lock.acquired', { holder, lease_until: until })];
     }
+    if (valid) this.leasedByAnother(id, cur, now.getTime());
     if (!steal) {
       fail('WS102', `the lease on ${id} held by ${cur.holder.instance_id} expired at ${cur.lease.lease_until}; take it with baton session resume ${id} --steal`, {
         holder: cur.holder,
@@ -538,9 +546,7 @@ export class FsStore {
       if (!cur) fail('WS100', `no lease held on ${id}: run baton session resume ${id}`, { command: `baton session resume ${id}` });
       if (cur.holder.instance_id !== writer.instanceId) {
         const now = this.now().getTime();
-        if (isValid(cur, now)) {
-          fail('WS101', `session ${id} is leased by ${cur.holder.instance_id}`, { holder: cur.holder, lease_until: cur.lease.lease_until });
-        }
+        if (isValid(cur, now)) this.leasedByAnother(id, cur, now);
         fail('WS103', `the lease on ${id} is no longer ours: it expired and belongs to ${cur.holder.instance_id}`, { holder: cur.holder });
       }
       const until = this.leaseUntil(this.now(), leaseMs);
@@ -563,9 +569,8 @@ export class FsStore {
       this.preflight(id, writer);
       const cur = readLock(dir);
       if (!cur) fail('WS100', `no lease held on ${id}`, { command: `baton session resume ${id}` });
-      if (cur.holder.instance_id !== writer.instanceId && isValid(cur, this.now().getTime())) {
-        fail('WS101', `session ${id} is leased by ${cur.holder.instance_id}`, { holder: cur.holder, lease_until: cur.lease.lease_until });
-      }
+      const now = this.now().getTime();
+      if (cur.holder.instance_id !== writer.instanceId && isValid(cur, now) && !heldByGoneServer(cur, this.home)) this.leasedByAnother(id, cur, now);
       const out = this.appendUnderMutex(id, [{ type: 'lock.released', surface: writer.surface, actor: writer.actor, payload: { reason: cur.holder.instance_id === writer.instanceId ? 'released' : 'expired' } }], writer);
       removeLock(dir);
       return out;
