@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { adoptNativeSha256 } from '../core/hash.ts';
+import { registerContinueCommand } from './continue.ts';
 import { registerExchangeCommands } from './exchange.ts';
 import { registerHookCommands } from './hooks.ts';
 import { registerIndexCommands } from './index-commands.ts';
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerIndexCommands(program, globals);
   registerHookCommands(program, globals);
   registerTeamCommands(program, globals);
+  registerContinueCommand(program, globals);
   program
     .command('serve')
     .description('the app server: JSON-RPC over stdio or HTTP + WebSocket (docs/server.md)')
