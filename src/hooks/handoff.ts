@@ -166,7 +166,6 @@ export function renderHandoff(h: HandoffInput): RenderedHandoff {
     return { block: `${bare}${tailFor(items)}`, cited: [], itemsOmitted: items };
   }
 
-  const candidates: Candidate[] = [];
   const msg = (kind: 'REQUEST' | 'CONCLUSION', l: RecentLine): Candidate => ({
     seq: l.seq,
     section: 0,
@@ -193,7 +192,11 @@ export function renderHandoff(h: HandoffInput): RenderedHandoff {
   const order = [...users.slice(0, 1), ...assistants.slice(0, 1), ...refs, ...rest, ...files];
 
   const chosen: { c: Candidate; line: string }[] = [];
+  // The newest request and the newest conclusion share the room first: neither may take more than half.
+  const firsts = new Set([users[0], assistants[0]].filter(Boolean));
+  const half = Math.floor(room / 2);
   for (const c of order) {
+    if (firsts.has(c) && bytes(`${c.prefix}${c.text}\n`) > half && half - bytes(c.prefix) - 1 >= MIN_TEXT_BYTES) c.text = oneLine(c.text, half - bytes(c.prefix) - 1);
     const full = `${c.prefix}${c.text}\n`;
     if (bytes(full) <= room) {
       chosen.push({ c, line: full });
