@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { adoptNativeSha256 } from '../core/hash.ts';
 import { registerCompletionCommand } from './completion.ts';
+import { registerContinueCommand } from './continue.ts';
 import { registerExchangeCommands } from './exchange.ts';
 import { registerHookCommands } from './hooks.ts';
 import { registerIndexCommands } from './index-commands.ts';
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
   registerHookCommands(program, globals);
   registerTeamCommands(program, globals);
   registerCompletionCommand(program, globals);
+  registerContinueCommand(program, globals);
   program
     .command('serve')
     .description('the app server: JSON-RPC over stdio or HTTP + WebSocket (docs/server.md)')

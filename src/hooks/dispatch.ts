@@ -16,6 +16,7 @@ import { type OwnershipMarker, readMarker } from '../store/replica.ts';
 import { FsStore, type Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
 import { findOpen, loadEpisodes, queuePrompt } from './episodes.ts';
+import { HANDOFF_ENV, handoffAtStart } from './handoff.ts';
 import { recordLastRuns } from './lastrun.ts';
 import { promptPayload, titleFromPrompt } from './prompt.ts';
 import { sessionAtEnd, sessionAtStart } from './session.ts';
@@ -132,9 +133,9 @@ export function runHook(inv: HookInvocation): HookRun {
   }
 
   let res: PointerHookResult = {};
+  const refs = contextRefs(store, sessionId, inv.now);
   if (enabled('pointer') && ev.kind !== 'end' && ev.kind !== 'turn-end') {
     try {
-      const refs = contextRefs(store, sessionId, inv.now);
       res = pointerAspect(store, sessionId, pointerEvent(ev), {
         now: inv.now,
         publisherCommand: inv.publisherCommand,
@@ -150,6 +151,17 @@ export function runHook(inv: HookInvocation): HookRun {
       stderr.push(aspectLine('pointer', e));
       runs.push({ aspect: 'pointer', event: ev.providerEvent, result: `error ${codeOf(e)}` });
       res = {};
+    }
+  }
+  // `baton continue --in` started this agent: its first start gets the handoff block after the
+  // pointer block, once (src/hooks/handoff.ts); the session aspect freezes it with the rest.
+  const handoff = inv.env[HANDOFF_ENV];
+  if (handoff && ev.kind === 'start' && !res.block && !res.stop && !res.failure && store.exists(sessionId)) {
+    try {
+      const block = handoffAtStart({ sessionDir: store.dir(sessionId), sessionId, agent: adapter.name, providerSessionId: ev.providerSessionId, value: handoff, refs: refs.now, now: inv.now });
+      if (block) res = { ...res, context: res.context ? `${res.context.endsWith('\n') ? res.context : `${res.context}\n`}${block}` : block };
+    } catch (e) {
+      stderr.push(aspectLine('handoff', e));
     }
   }
   const out = adapter.shape(ev, res);

@@ -154,9 +154,10 @@ export function renderRefsForContext(store: FsStore, sessionId: string, budgetBy
 /**
  * The session's refs for one hook context, read at most once: `render` as renderRefsForContext,
  * `shown` what a context shows of them — `source digest state` per ref, one a line, newest
- * capture first ('' without refs) — which the pointer's "said once" memory compares. Never throws.
+ * capture first ('' without refs) — which the pointer's "said once" memory compares; `now` the
+ * refs with their state (the handoff block lists them). Never throws.
  */
-export function contextRefs(store: FsStore, sessionId: string, now: Date): { render: (budgetBytes: number) => string; shown: () => string } {
+export function contextRefs(store: FsStore, sessionId: string, now: Date): { render: (budgetBytes: number) => string; shown: () => string; now: () => RefNow[] } {
   let read: RefNow[] | undefined;
   const refs = (): RefNow[] => {
     if (read === undefined) {
@@ -169,6 +170,7 @@ export function contextRefs(store: FsStore, sessionId: string, now: Date): { ren
     return read;
   };
   return {
+    now: refs,
     shown: () => refs().map((r) => `${r.ref.source} ${r.ref.digest} ${r.state}`).join('\n'),
     render: (budgetBytes) => {
       try {
