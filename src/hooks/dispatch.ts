@@ -21,6 +21,7 @@ import { recordLastRuns } from './lastrun.ts';
 import { promptPayload, titleFromPrompt } from './prompt.ts';
 import { sessionAtEnd, sessionAtStart } from './session.ts';
 import type { transcriptAspect } from './transcript.ts';
+import { transcriptMayHaveNew } from '../transcripts/cursor-file.ts';
 
 export interface HookInvocation {
   provider: string;
@@ -167,7 +168,10 @@ export function runHook(inv: HookInvocation): HookRun {
   const out = adapter.shape(ev, res);
 
   // Before the session aspect: at the end, the last items belong inside the episode they close.
-  if (enabled('transcript') && ev.kind !== 'prompt' && inv.transcript && store.exists(sessionId)) {
+  // At a start, the catch-up is skipped without loading the capture bundle when the transcript
+  // the payload names is missing, empty, or just as the cursor last saw it.
+  const catchUp = ev.kind !== 'start' || (ev.transcriptPath !== null && transcriptMayHaveNew(store.dir(sessionId), adapter.name, ev.providerSessionId, ev.transcriptPath));
+  if (enabled('transcript') && ev.kind !== 'prompt' && catchUp && inv.transcript && store.exists(sessionId)) {
     try {
       const run = inv.transcript()({ store, sessionId, adapter, ev, writer: hookWriter(adapter.name, ev.providerSessionId, 'agent'), now: inv.now, env: inv.env });
       stderr.push(...run.lines);

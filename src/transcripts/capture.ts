@@ -17,7 +17,10 @@ import { FILE_MODE, appendDurable, ensureDir, readFileOrNull, writeFileAtomic } 
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { MAX_TRANSCRIPT_LINE, type ParsedChunk, type Skip, newParseState, parseDocument, parseEntries, parseJsonlChunk } from './parse.ts';
+import { TRANSCRIPTS_DIR, cursorPath } from './cursor-file.ts';
 import type { ParseState, ReaderEnv, TranscriptReader } from './types.ts';
+
+export { cursorPath };
 
 /** One capture run reads at most this much new transcript (transcripts.md: bounded work). */
 export const CAPTURE_BUDGET = 1024 * 1024;
@@ -26,7 +29,6 @@ export const MAX_DOCUMENT_BYTES = 32 * 1024 * 1024;
 /** Items per append (one write, one fsync); an import of a long session makes several. */
 const APPEND_BATCH = 512;
 const HEAD_BYTES = 4096;
-const TRANSCRIPTS_DIR = 'transcripts';
 const INDEX_FILE = 'items.idx';
 export const RECENT_FILE = 'recent.json';
 
@@ -85,10 +87,6 @@ export interface CaptureResult {
 
 const empty = (meta: ParseState['meta'] = {}): CaptureResult => ({ appended: 0, superseded: 0, duplicates: 0, bytes: 0, skips: [], more: false, meta });
 
-/** The cursor's file for one agent session and transcript file. */
-export function cursorPath(sessionDir: string, agent: string, agentSession: string, path: string): string {
-  return join(sessionDir, TRANSCRIPTS_DIR, `${agent}-${sha256Hex(`${agentSession}\u0000${path}`).slice(0, 16)}.cursor.json`);
-}
 
 export function readCursor(file: string): Cursor | null {
   const b = readFileOrNull(file);
