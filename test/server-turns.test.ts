@@ -45,6 +45,9 @@ test('thread/read gives turns that hold their items, newest first; thread/turns/
     }
     assert.deepEqual(seen, turns.map((t) => t.id));
     await assert.rejects(c.threadTurnsList({ threadId: 'no-such-thread' }), (e: any) => /WS001/.test(JSON.stringify(e.data ?? e.message)));
+    // thread/continue is `baton continue --print`: an agent not on the server's PATH is CN001 naming its install command.
+    await assert.rejects(c.threadContinue({ threadId: SESSION, in: 'gemini', workspace: w.project }), (e: any) => /CN001/.test(JSON.stringify(e.data ?? e.message)) && /npm install -g @google\/gemini-cli/.test(JSON.stringify(e.data ?? e.message)));
+    await assert.rejects(c.threadContinue({ threadId: SESSION, in: 'gemini', workspace: 'relative/dir' }), (e: any) => /USAGE/.test(JSON.stringify(e.data ?? e.message)));
   } finally {
     c.close();
   }

@@ -13,6 +13,29 @@ export type AnonymousWorkspace = {
 
 export type ChainHash = string;
 
+export type ContinuePlan = {
+  session: SessionId;
+  agent: string;
+  mode: "resume" | "start";
+  from_agent: string | null;
+  agent_session: string | null;
+  /** the exact command line to run in a shell */
+  command: string;
+  program: string;
+  argv: string[];
+  env: {
+    [key: string]: string;
+  };
+  cwd: string;
+  /** the handoff block the agent's first start gets (mode start) */
+  block: string | null;
+  lease: {
+    surface: string;
+    instance_id: string;
+  };
+  install: string;
+};
+
 export type Episode = {
   episode: string;
   provider: string;
@@ -705,6 +728,23 @@ export type ThreadReadResult = {
   };
 };
 
+/** `thread/continue` params. */
+export type ThreadContinueParams = {
+  /** the session id (or an unambiguous prefix of it) */
+  threadId: string;
+  /** the agent to continue in; absent: the one the session last ran in, through its own resume */
+  in?: "claude" | "codex" | "gemini" | "qwen" | "copilot" | "droid" | "opencode" | "kilo" | "pi";
+  /** the handoff block's bytes (default 4096) */
+  budget?: number;
+  /** an absolute folder to run in instead of the session's workspace */
+  workspace?: string;
+};
+
+/** `thread/continue` result. */
+export type ThreadContinueResult = {
+  plan: ContinuePlan;
+};
+
 /** `thread/turns/list` params. */
 export type ThreadTurnsListParams = {
   /** the session id (or an unambiguous prefix of it) */
@@ -1035,6 +1075,7 @@ export interface Methods {
   "project/list": [ProjectListParams, ProjectListResult];
   "thread/list": [ThreadListParams, ThreadListResult];
   "thread/read": [ThreadReadParams, ThreadReadResult];
+  "thread/continue": [ThreadContinueParams, ThreadContinueResult];
   "thread/turns/list": [ThreadTurnsListParams, ThreadTurnsListResult];
   "thread/start": [ThreadStartParams, ThreadStartResult];
   "thread/resume": [ThreadResumeParams, ThreadResumeResult];
@@ -1069,6 +1110,9 @@ export class BatonClient extends RpcConnection {
   }
   threadRead(params: ThreadReadParams): Promise<ThreadReadResult> {
     return this.request("thread/read", params) as Promise<ThreadReadResult>;
+  }
+  threadContinue(params: ThreadContinueParams): Promise<ThreadContinueResult> {
+    return this.request("thread/continue", params) as Promise<ThreadContinueResult>;
   }
   threadTurnsList(params: ThreadTurnsListParams): Promise<ThreadTurnsListResult> {
     return this.request("thread/turns/list", params) as Promise<ThreadTurnsListResult>;

@@ -219,6 +219,33 @@ export const METHODS = {
     result: z.object({ data: z.array(ThreadSummary), nextCursor: z.string().nullable() }),
   },
   'thread/read': ThreadRead,
+  'thread/continue': {
+    params: z.strictObject({
+      threadId: ThreadId,
+      in: z.enum(['claude', 'codex', 'gemini', 'qwen', 'copilot', 'droid', 'opencode', 'kilo', 'pi']).optional().meta({ description: 'the agent to continue in; absent: the one the session last ran in, through its own resume' }),
+      budget: z.int().min(512).max(65536).optional().meta({ description: "the handoff block's bytes (default 4096)" }),
+      workspace: z.string().min(1).optional().meta({ description: "an absolute folder to run in instead of the session's workspace" }),
+    }),
+    result: z.object({
+      plan: z
+        .object({
+          session: SessionId,
+          agent: z.string(),
+          mode: z.enum(['resume', 'start']),
+          from_agent: z.string().nullable(),
+          agent_session: z.string().nullable(),
+          command: z.string().meta({ description: 'the exact command line to run in a shell' }),
+          program: z.string(),
+          argv: z.array(z.string()),
+          env: z.record(z.string(), z.string()),
+          cwd: z.string(),
+          block: z.string().nullable().meta({ description: "the handoff block the agent's first start gets (mode start)" }),
+          lease: z.object({ surface: z.string(), instance_id: z.string() }),
+          install: z.string(),
+        })
+        .meta({ id: 'ContinuePlan', description: 'baton continue --print as one document: nothing is run and no lease is taken (docs/cli.md)' }),
+    }),
+  },
   'thread/turns/list': {
     params: z.strictObject({
       threadId: ThreadId,

@@ -2,6 +2,7 @@
 // the store, the pointer publisher and the index API: the same calls the CLI makes, with
 // the connection's surface and instance id as the writer. Params arrive already checked
 // against src/schemas/protocol.ts; everything else is the store's rules.
+import { continuePlan } from '../ops/continue.ts';
 import { turnsPage } from '../ops/turns.ts';
 import { resolve } from 'node:path';
 import { JSONRPCErrorException } from 'json-rpc-2.0';
@@ -25,7 +26,7 @@ import type { FsStore, Writer } from '../store/store.ts';
 import { realDir } from '../store/workspace.ts';
 import { type Connection, type Handler, INVALID_PARAMS, REFUSED, RawJson } from './dispatcher.ts';
 import type { Subscriptions } from './subscriptions.ts';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import * as fs from 'node:fs';
 
 export interface ServerContext {
@@ -118,6 +119,13 @@ export function methods(ctx: ServerContext): Record<Exclude<MethodName, 'initial
       if (p.includeEvents) out.events = replay(ctx, id, p.includeEvents.after ?? 0, p.includeEvents.maxBytes);
       if (p.includeTurns) out.turns = turnsPage(store, id, { limit: p.includeTurns.limit ?? DEFAULT_TURNS, maxBytes: p.includeTurns.maxBytes ?? MAX_PAGE_BYTES / 2 });
       return out;
+    },
+
+    'thread/continue': (p: { threadId: string; in?: string; budget?: number; workspace?: string }) => {
+      // What `baton continue --print` gives: the command line and the handoff block; nothing runs, no lease is taken.
+      if (p.workspace !== undefined && !isAbsolute(p.workspace)) fail('USAGE', `workspace ${JSON.stringify(p.workspace)} is not absolute`);
+      const workspace = p.workspace === undefined ? undefined : existingDir(p.workspace, 'CN002', (abs) => `workspace ${abs} is not a directory`);
+      return { plan: continuePlan(store.home, p.threadId, { in: p.in, budget: p.budget, workspace }) };
     },
 
     'thread/turns/list': (p: { threadId: string; before?: number; limit?: number; maxBytes?: number }) => {
