@@ -11,7 +11,7 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocket, WebSocketServer } from 'ws';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import { authenticate, tokenCookie } from './auth.ts';
-import { type Connection, type Dispatcher, INVALID_REQUEST, closeConnection, newConnection } from './dispatcher.ts';
+import { type Connection, type Dispatcher, INTERNAL_ERROR, INVALID_REQUEST, closeConnection, newConnection } from './dispatcher.ts';
 
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** Past this, a WebSocket frame is not even read: ws closes the connection (1009). */
@@ -33,9 +33,17 @@ function serialQueue(dispatcher: Dispatcher, conn: Connection, reply: (s: string
     if (queued > MAX_QUEUED) pause();
     chain = chain.then(async () => {
       try {
-        const out = await dispatcher.handle(text, conn);
+        let out: string | null;
+        try {
+          out = await dispatcher.handle(text, conn);
+        } catch (e) {
+          // Whatever one message does, the server answers and stays up (a RangeError of a huge reply, say).
+          out = JSON.stringify(createJSONRPCErrorResponse(null, INTERNAL_ERROR, `internal error: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`));
+        }
         if (out !== null && !conn.state.closed) reply(out);
         await conn.drained();
+      } catch {
+        // A reply the transport could not take: the connection goes on with the next message.
       } finally {
         queued--;
         if (queued <= MAX_QUEUED / 2) resume();
@@ -250,7 +258,13 @@ export class HttpServer {
   /** GET /: the built web page's files when dist/web has them, else a short placeholder. */
   private web(_req: IncomingMessage, res: ServerResponse, url: URL): undefined {
     const root = resolve(this.o.webRoot);
-    const rel = url.pathname === '/' ? 'index.html' : normalize(decodeURIComponent(url.pathname)).replace(/^[/\\]+/, '');
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(url.pathname);
+    } catch {
+      return json(res, 400, { error: 'bad request: a malformed percent-escape in the path' });
+    }
+    const rel = url.pathname === '/' ? 'index.html' : normalize(decoded).replace(/^[/\\]+/, '');
     const file = join(root, rel);
     if (file !== root && !file.startsWith(root + sep)) return json(res, 404, { error: 'not found' });
     try {
