@@ -142,3 +142,15 @@ test('thread/start with a relative cwd and thread/resume with a relative workspa
     c.close();
   }
 });
+
+test('`baton help serve|mcp` and `baton serve|mcp --help` print one text, naming the XDG fallback of the home', () => {
+  for (const cmd of ['serve', 'mcp']) {
+    const a = baton(['help', cmd], { home });
+    const b = baton([cmd, '--help'], { home });
+    assert.equal(a.code, 0);
+    assert.equal(b.code, 0);
+    assert.equal(a.stdout, b.stdout, cmd);
+    assert.match(b.stdout, /\$BATON_HOME, else \$XDG_STATE_HOME\/baton, else ~\/\.local\/state\/baton/);
+  }
+  assert.match(baton(['serve', '--help'], { home }).stdout, /POST \/mcp/);
+});
