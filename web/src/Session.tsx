@@ -4,7 +4,7 @@
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import type { EpisodeListResult, EventAppendedNotification, PointerGetResult, ThreadReadResult } from '../../src/client/index.ts';
 import { nextAction, pointerAgeSeconds } from '../../src/pointer/rules.ts';
-import { describeError, onConn, rpc } from './api.ts';
+import { authFetch, describeError, onConn, rpc } from './api.ts';
 import { age, eventText } from './format.ts';
 import { navigate } from './route.ts';
 import { Window } from './Window.tsx';
@@ -89,7 +89,7 @@ export function Session({ id }: { id: string }) {
   }, [id]);
 
   const loadArtifacts = useCallback(() => {
-    fetch(`artifacts/${encodeURIComponent(id)}/`, { credentials: 'same-origin' })
+    authFetch(`artifacts/${encodeURIComponent(id)}/`)
       .then((r) => (r.ok ? r.json() : null))
       .then((j: { data: Artifact[] } | null) => setArtifacts(j?.data ?? null))
       .catch(() => setArtifacts(null));
@@ -214,7 +214,7 @@ export function Session({ id }: { id: string }) {
     }
     return openContextFile(ep, name);
     async function openContextFile(e: Episode, n: string) {
-      const r = await fetch(`contexts/${encodeURIComponent(id)}/${encodeURIComponent(n)}`, { credentials: 'same-origin' });
+      const r = await authFetch(`contexts/${encodeURIComponent(id)}/${encodeURIComponent(n)}`);
       text = r.ok ? await r.text() : `Could not read the start context (${r.status}).`;
       setContext({ title: `Start context of episode ${e.episode} (${e.provider}, ${e.opened_at})`, text });
     }
@@ -403,7 +403,7 @@ export function Session({ id }: { id: string }) {
             <ul className="plain">
               {artifacts.map((a) => (
                 <li key={a.name}>
-                  <a href={`artifacts/${encodeURIComponent(thread.id)}/${encodeURIComponent(a.name)}`} download={a.name}>
+                  <a href={`artifacts/${encodeURIComponent(thread.id)}/${encodeURIComponent(a.name)}`} download={a.name} onClick={download(thread.id, a.name)}>
                     {a.name}
                   </a>{' '}
                   · {a.bytes} B · <code title={a.sha256}>{a.sha256.slice(0, 12)}</code>
@@ -520,4 +520,22 @@ function Dialog({ title, onClose, children }: { title: string; onClose: () => vo
       {children}
     </dialog>
   );
+}
+
+/** An artifact's download: fetched with the token as a header (the page holds no cookie), handed to the browser as a blob. */
+function download(session: string, name: string) {
+  return (e: React.MouseEvent) => {
+    e.preventDefault();
+    void authFetch(`artifacts/${encodeURIComponent(session)}/${encodeURIComponent(name)}`)
+      .then((r) => (r.ok ? r.blob() : Promise.reject(new Error(`HTTP ${r.status}`))))
+      .then((b) => {
+        const url = URL.createObjectURL(b);
+        const a = document.createElement('a');
+        a.href = url;
+        a.download = name;
+        a.click();
+        setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      })
+      .catch(() => {});
+  };
 }
