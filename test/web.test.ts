@@ -106,6 +106,9 @@ test('search finds a word, its filter lives in the URL, and back returns to the 
   await page.keyboard.type('quokka');
   await page.keyboard.press('Enter');
   await page.getByText(/1 hit for “quokka”/).waitFor();
+  // The index's STX/ETX marks are highlights, not boxes (issue 29.5).
+  assert.equal(await page.locator('.snippet mark').first().textContent(), 'quokka');
+  assert.doesNotMatch((await page.locator('.snippet').first().textContent()) ?? '', /[\u0002\u0003]/);
   assert.match((await page.locator('.snippet').first().textContent()) ?? '', /quokka/);
   assert.equal(new URL(page.url()).searchParams.get('q'), 'quokka');
   await page.goBack();
@@ -117,7 +120,13 @@ test('a lease held by the CLI is shown with its holder and not stolen', { skip }
   await page.getByRole('link', { name: /Held by the CLI/ }).click();
   await page.getByTestId('lease').getByText(/Held by cli/).waitFor();
   assert.equal(await page.getByRole('button', { name: /Resume|Steal/ }).count(), 0, 'no resume or steal while the lease is valid');
-  await page.getByText('Resume is offered once the lease expires.').waitFor();
+  const note = page.getByTestId('held-note');
+  await note.waitFor();
+  await page.screenshot({ path: join(SHOTS, 'held.png'), fullPage: true });
+  assert.match((await note.textContent()) ?? '', /^Held by cli \(cli@.*\): Resume is offered once the lease expires; Release, Archive and Append wait/);
+  // Actions another surface's lease would refuse are not offered (issue 29.11).
+  for (const name of ['Release', 'Archive', 'Append']) assert.equal(await page.getByRole('button', { name, exact: true }).isDisabled(), true, name);
+  assert.equal(await page.getByLabel('Append context').isDisabled(), true);
   const show = cli(['session', 'show', b]);
   assert.equal(show.lease.holder.surface, 'cli');
   await axe(page, 'a held session');
