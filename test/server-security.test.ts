@@ -1,5 +1,5 @@
 // The app server's refusals at the door (server.md, Transports): the token (0600, 401
-// without it, ?token= once for a cookie), the Origin check on the WebSocket upgrade,
+// without it; never a cookie, docs/adr/0050), the Origin check on the WebSocket upgrade,
 // loopback unless --allow-remote, the 4 MiB message limit (an error, the connection stays
 // usable), backpressure, a client that leaves mid-subscription, server.json and SIGTERM.
 import assert from 'node:assert/strict';
@@ -27,9 +27,9 @@ function get(port: number, path: string, headers: Record<string, string> = {}, m
 }
 
 /** Opens a raw WebSocket; resolves 'open' or the HTTP status the upgrade was refused with. */
-function upgrade(url: string, headers: Record<string, string> = {}): Promise<number | 'open'> {
+function upgrade(url: string, headers: Record<string, string> = {}, protocols: string[] = []): Promise<number | 'open'> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(url, { headers });
+    const ws = new WebSocket(url, protocols, { headers });
     ws.on('open', () => {
       ws.close();
       resolve('open');
@@ -79,45 +79,50 @@ test('the token file is 0600, made on first start, kept on the next, replaced by
   }
 });
 
-test('every HTTP request and upgrade without the token is 401 and reads nothing', async () => {
-  for (const path of ['/', '/healthz', '/mcp', '/rpc', '/anything']) {
+test('every HTTP request and upgrade without the token is 401 and reads nothing (the page\'s own files excepted)', async () => {
+  for (const path of ['/healthz', '/mcp', '/rpc', '/anything', '/artifacts/sec-1/', '/contexts/sec-1/x']) {
     const r = await get(s.port, path);
     assert.equal(r.status, 401, path);
     assert.doesNotMatch(r.body, /Secured|sec-1/);
   }
+  // The page itself is the built code, no store content: served without the token.
+  const page = await get(s.port, '/');
+  assert.equal(page.status, 200);
+  assert.doesNotMatch(page.body, /Secured|sec-1/);
   assert.equal((await get(s.port, '/healthz', { authorization: 'Bearer wrong' })).status, 401);
+  assert.equal((await get(s.port, '/healthz', { cookie: `baton_token=${s.token}` })).status, 401, 'a cookie is not a token');
   assert.equal(await upgrade(s.wsUrl), 401);
   assert.equal(await upgrade(`${s.wsUrl}?token=wrong`), 401);
+  assert.equal(await upgrade(s.wsUrl, { cookie: `baton_token=${s.token}` }), 401);
   assert.equal(await upgrade(s.wsUrl, { authorization: `Bearer ${s.token}` }), 'open');
+  assert.equal(await upgrade(s.wsUrl, {}, ['baton', `baton.token.${s.token}`]), 'open');
+  assert.equal(await upgrade(s.wsUrl, {}, ['baton', 'baton.token.wrong']), 401);
 });
 
-test('Bearer works; ?token= once sets an HttpOnly SameSite=Strict cookie and leaves the URL', async () => {
+test('Bearer works; ?token= serves the page with no cookie (it clears an old one) and no referrer', async () => {
   const ok = await get(s.port, '/healthz', { authorization: `Bearer ${s.token}` });
   assert.equal(ok.status, 200);
   assert.equal(JSON.parse(ok.body).ok, true);
   const q = await get(s.port, `/?token=${s.token}&x=1`);
-  assert.equal(q.status, 303);
-  assert.equal(q.headers.location, '/?x=1');
+  assert.equal(q.status, 200);
+  assert.match(q.body, /<div id="root"><\/div>/, 'the built web page (dist/web/index.html)');
   const cookie = String((q.headers['set-cookie'] as string[])[0]);
-  assert.match(cookie, /HttpOnly/);
-  assert.match(cookie, /SameSite=Strict/);
-  const page = await get(s.port, '/', { cookie: cookie.split(';')[0] });
-  assert.equal(page.status, 200);
-  assert.match(page.body, /<div id="root"><\/div>/, 'the built web page (dist/web/index.html)');
-  assert.equal(await upgrade(s.wsUrl, { cookie: cookie.split(';')[0] }), 'open');
+  assert.match(cookie, /^baton_token=; Max-Age=0/, 'the cookie of an earlier version is cleared');
+  assert.doesNotMatch(cookie, new RegExp(s.token));
+  assert.equal(q.headers['referrer-policy'], 'no-referrer');
   // POST /mcp is the MCP surface's (docs/mcp.md, test/mcp-session.test.ts): behind the same token.
   assert.equal((await get(s.port, '/mcp', {}, 'POST')).status, 401);
 });
 
-test('--open prints the URL with the token, which opens the page and sets the cookie', async () => {
+test('--open prints the URL with the token, which opens the page', async () => {
   const r = await startServer(home, ['--open']);
   try {
     await until(() => r.stdout().includes('?token='), 'the URL on stdout');
     const url = new URL(r.stdout().trim());
     assert.equal(url.searchParams.get('token'), r.token);
     const q = await get(r.port, `${url.pathname}${url.search}`);
-    assert.equal(q.status, 303);
-    assert.match(String((q.headers['set-cookie'] as string[])[0]), /^baton_token=/);
+    assert.equal(q.status, 200);
+    assert.doesNotMatch(String(q.headers['set-cookie'] ?? ''), new RegExp(r.token));
   } finally {
     await r.stop();
   }

@@ -15,6 +15,7 @@ import { registerRefCommands } from './ref.ts';
 import { registerSessionCommands } from './session.ts';
 import { registerTeamCommands } from './team.ts';
 import { checkUsage } from './usage.ts';
+import { MCP_HELP, SERVE_HELP } from '../server/help.ts';
 
 declare const BATON_VERSION: string;
 const VERSION = typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev';
@@ -49,7 +50,8 @@ export function buildProgram(): Command {
   registerTeamCommands(program, globals);
   registerCompletionCommand(program, globals);
   registerContinueCommand(program, globals);
-  program
+  // `baton help serve|mcp` prints the very text `baton serve|mcp --help` prints (src/server/help.ts).
+  const serve = program
     .command('serve')
     .description('the app server: JSON-RPC over stdio or HTTP + WebSocket (docs/server.md)')
     .option('--stdio', 'serve one client on stdin/stdout (logs on stderr)')
@@ -61,11 +63,13 @@ export function buildProgram(): Command {
     .option('--no-team', 'do not run the team replicator (docs/team.md) in a home that joined a team')
     // bin/baton.cjs routes `baton serve` to dist/serve.cjs; a `serve` after global options lands here and goes there too.
     .action(() => require(join(__dirname, 'serve.cjs')));
-  program
+  serve.helpInformation = () => SERVE_HELP;
+  const mcp = program
     .command('mcp')
     .description("baton's MCP server on stdio, for an agent's MCP configuration (docs/mcp.md)")
     // bin/baton.cjs routes `baton mcp` to dist/mcp.cjs; reached here only after global options.
     .action(() => require(join(__dirname, 'mcp.cjs')));
+  mcp.helpInformation = () => MCP_HELP;
   return program;
 }
 

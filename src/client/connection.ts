@@ -46,7 +46,7 @@ interface WebSocketLike {
 export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
 
 export interface WebSocketOptions {
-  /** The token of <home>/server.token; omitted in a page that already holds the cookie. */
+  /** The token of <home>/server.token (sent as the subprotocol `baton.token.<T>`). */
   token?: string;
   /** A WebSocket class (in Node 20: `import WebSocket from 'ws'`); default globalThis.WebSocket. */
   WebSocket?: WebSocketConstructor;
@@ -64,9 +64,9 @@ export interface SpawnOptions {
 export function webSocketTransport(url: string, opts: WebSocketOptions = {}): Promise<Transport> {
   const WS = opts.WebSocket ?? (globalThis as unknown as { WebSocket?: WebSocketConstructor }).WebSocket;
   if (!WS) throw new Error('no WebSocket class: pass opts.WebSocket (e.g. the ws package)');
-  const u = new URL(url);
-  if (opts.token) u.searchParams.set('token', opts.token);
-  const ws = new WS(u.toString());
+  // The token rides as a WebSocket subprotocol (`baton.token.<T>`, beside `baton`, which the
+  // server selects): what a browser can send, and never in a URL or a log line.
+  const ws = opts.token ? new WS(url, ['baton', `baton.token.${opts.token}`]) : new WS(url);
   const listeners: ((t: string) => void)[] = [];
   const closers: ((r: string) => void)[] = [];
   return new Promise((resolve, reject) => {

@@ -10,6 +10,8 @@ import { BatonError } from '../core/errors.ts';
 import { adoptNativeSha256 } from '../core/hash.ts';
 import { resolveHome } from '../store/home.ts';
 import { FsStore } from '../store/store.ts';
+import { MCP_HELP } from '../server/help.ts';
+import { LineBound, MAX_STDIO_MESSAGE_BYTES, tooLargeAnswer } from './stdin-bound.ts';
 import { mcpServer, mcpWriter } from './tools.ts';
 
 declare const BATON_VERSION: string;
@@ -17,19 +19,6 @@ export const VERSION = typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.
 
 adoptNativeSha256(createHash);
 
-const HELP = `Usage: baton mcp [--home <dir>]
-
-baton's MCP server on stdio (docs/mcp.md): the tools pointer_get, pointer_publish,
-context_append, session_list, session_log, ref_capture, ref_list and search, and the
-resources baton://session/{id}/context and baton://session/{id}/pointer. An agent's MCP
-configuration spawns it (\`baton install PROVIDER --aspects mcp\` adds it). A tool call that
-names no session uses $BATON_SESSION, else the session whose episode the agent's hooks
-opened in this directory.
-
-Options:
-  --home <dir>   store root (else $BATON_HOME)
-  -h, --help     this help
-`;
 
 function parse(argv: string[]) {
   const args = [...argv];
@@ -45,11 +34,18 @@ function parse(argv: string[]) {
 export async function main(argv: string[]): Promise<void> {
   const o = parse(argv);
   if (o.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(MCP_HELP);
     return;
   }
   const store = new FsStore(resolveHome(o.home));
-  const transport = new StdioServerTransport();
+  // stdin through the line bound: a message over 4 MiB is dropped with a code, never the end of the server.
+  const input = process.stdin.pipe(
+    new LineBound((d) => {
+      process.stderr.write(`baton mcp: INPUT_TOO_LARGE a message of ${d.bytes} bytes or more on stdin (limit ${MAX_STDIO_MESSAGE_BYTES}); dropped, nothing done\n`);
+      if (d.id !== null) process.stdout.write(`${tooLargeAnswer(d)}\n`);
+    }),
+  );
+  const transport = new StdioServerTransport(input as unknown as typeof process.stdin);
   let clientName = 'client';
   const server = mcpServer({
     store,

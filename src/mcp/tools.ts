@@ -200,6 +200,8 @@ export function tools(ctx: McpContext): Record<(typeof TOOL_NAMES)[number], Tool
         ERRORS(['STALE_REVISION', 'STALE_GENERATION', 'INVALID_REQUEST', 'WS001', 'WS002', 'WS302', 'LOCK_TIMEOUT', 'WRITE_FAILED']),
       input: z.strictObject({
         session: Session,
+        schema_version: z.number().int().optional().describe("pointer.md's request field: 3 (optional; the block's request can be passed as it is)"),
+        session_id: z.string().optional().describe("pointer.md's request field: the session's full id (optional; when session is given too, both must name the same session)"),
         expected_generation: z.string().describe('the generation pointer_get returned (ABSENT before the first publish)'),
         expected_revision: z.number().int().describe('the revision pointer_get returned (0 before the first publish)'),
         task_id: z.string().nullable().optional().describe("the pointer's task id (a new UUID v4 for the first publish)"),
@@ -208,10 +210,17 @@ export function tools(ctx: McpContext): Record<(typeof TOOL_NAMES)[number], Tool
       }),
       readOnly: false,
       run: (a) => {
-        const s = sessionOf(a.session);
+        // pointer.md's request verbatim is accepted: session_id names the session when session does not, else it must agree.
+        const s = sessionOf(a.session ?? a.session_id);
+        if (a.session_id !== undefined && a.session_id !== s.id) {
+          return refusal('INVALID_REQUEST', `session_id ${JSON.stringify(a.session_id)} is not the session ${s.id} this call names: send one of them, or the same id in both`, {
+            detail: 'INVALID_FIELD:session_id',
+            field: 'session_id',
+          });
+        }
         // The publisher's own parser judges the request (pointer.md's receipts), as for the CLI and the app server.
         const request = {
-          schema_version: 3,
+          schema_version: a.schema_version ?? 3,
           session_id: s.id,
           expected_generation: a.expected_generation,
           expected_revision: a.expected_revision,

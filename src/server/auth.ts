@@ -1,6 +1,8 @@
 // The server's token (server.md, Auth): `<home>/server.token`, 0600, made on first start,
-// replaced by --new-token. Every HTTP request and WebSocket upgrade carries it (Bearer
-// header, or ?token= once, exchanged for an HttpOnly SameSite=Strict cookie). Also
+// replaced by --new-token. Every request that reads or writes the store carries it: the
+// Bearer header, the WebSocket subprotocol `baton.token.<T>` (what a browser page can send),
+// or `?token=T`. Never a cookie: cookies are scoped by host, not port, so one on 127.0.0.1
+// would go to every local web app (docs/adr/0050-web-token-not-a-cookie.md). Also
 // `<home>/server.json`: the running server's pid and port for `baton status`.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -11,7 +13,11 @@ import type { ReplicatorStatus } from '../team/watch.ts';
 
 export const TOKEN_FILE = 'server.token';
 export const SERVER_FILE = 'server.json';
+/** The cookie earlier versions set: the page's response clears it, nothing reads it. */
 export const COOKIE = 'baton_token';
+/** The WebSocket subprotocol the server selects; the token rides as a second one, `baton.token.<T>`. */
+export const WS_PROTOCOL = 'baton';
+export const WS_TOKEN_PREFIX = 'baton.token.';
 
 /** The token, made (0600, exclusive create) when missing or when renew is asked. */
 export function serverToken(home: string, renew: boolean): string {
@@ -39,28 +45,27 @@ function same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function cookieToken(req: IncomingMessage): string | null {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === COOKIE) return v.join('=');
+function protocolToken(req: IncomingMessage): string | null {
+  for (const p of String(req.headers['sec-websocket-protocol'] ?? '').split(',')) {
+    const t = p.trim();
+    if (t.startsWith(WS_TOKEN_PREFIX)) return t.slice(WS_TOKEN_PREFIX.length);
   }
   return null;
 }
 
-/** How the request proved it knows the token: 'query' asks the caller to set the cookie. Null: 401. */
-export function authenticate(req: IncomingMessage, url: URL, token: string): 'header' | 'cookie' | 'query' | null {
+/** How the request proved it knows the token (header, WebSocket subprotocol or query). Null: 401. */
+export function authenticate(req: IncomingMessage, url: URL, token: string): 'header' | 'protocol' | 'query' | null {
   const h = req.headers.authorization;
   if (h?.startsWith('Bearer ') && same(h.slice(7).trim(), token)) return 'header';
-  const c = cookieToken(req);
-  if (c !== null && same(c, token)) return 'cookie';
+  const p = protocolToken(req);
+  if (p !== null && same(p, token)) return 'protocol';
   const q = url.searchParams.get('token');
   if (q !== null && same(q, token)) return 'query';
   return null;
 }
 
-export function tokenCookie(token: string): string {
-  return `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
-}
+/** Clears the cookie an earlier version set (so browsers stop sending it to every local port). */
+export const CLEAR_COOKIE = `${COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict`;
 
 export interface ServerFile {
   pid: number;

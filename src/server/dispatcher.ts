@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { type JSONRPCErrorResponse, JSONRPCErrorException, type JSONRPCResponse, JSONRPCServer, createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { z } from 'zod';
 import { BatonError } from '../core/errors.ts';
-import { METHODS, type MethodName, PROTOCOL_VERSION } from '../schemas/protocol.ts';
+import { MAX_PAGE_BYTES, METHODS, type MethodName, PROTOCOL_VERSION } from '../schemas/protocol.ts';
 import type { Writer } from '../store/store.ts';
 
 export const PARSE_ERROR = -32700;
@@ -53,6 +53,20 @@ export function closeConnection(c: Connection): void {
 }
 
 export type Handler = (params: any, conn: Connection) => unknown;
+
+/** The most elements a JSON-RPC batch may hold; a longer one is refused whole. */
+export const MAX_BATCH = 100;
+/** What the answers of one batch may weigh together (server.md: 1 MiB a response, plus the envelopes). */
+export const MAX_BATCH_REPLY_BYTES = MAX_PAGE_BYTES + 64 * 1024;
+
+function tooLargeReply(id: JSONRPCResponse['id'], ran: boolean): JSONRPCErrorResponse {
+  const what = ran ? 'this call ran but its answer' : 'this call was not run: the answers before it';
+  return createJSONRPCErrorResponse(id, REFUSED, `the batch's answers are over ${MAX_BATCH_REPLY_BYTES} bytes: ${what} did not fit; send it alone or in a smaller batch`, {
+    code: 'BATCH_REPLY_TOO_LARGE',
+    message: 'the batch reply is over its bound',
+    details: { limit_bytes: MAX_BATCH_REPLY_BYTES, ran },
+  });
+}
 
 /**
  * JSON text already encoded (events as their log lines): placed into the response as is
@@ -171,13 +185,50 @@ export class Dispatcher {
     } catch {
       return JSON.stringify(createJSONRPCErrorResponse(null, PARSE_ERROR, 'parse error: not JSON'));
     }
-    if (Array.isArray(msg)) {
-      if (msg.length === 0) return JSON.stringify(createJSONRPCErrorResponse(null, INVALID_REQUEST, 'invalid request: an empty batch'));
-      const out = (await Promise.all(msg.map((m) => this.one(m, conn)))).filter((r): r is JSONRPCResponse => r !== null);
-      return out.length ? spliceRaw(JSON.stringify(out)) : null;
-    }
+    if (Array.isArray(msg)) return this.batch(msg, conn);
     const r = await this.one(msg, conn);
     return r ? spliceRaw(JSON.stringify(r)) : null;
+  }
+
+  /**
+   * A batch: at most MAX_BATCH elements (else one error, nothing run), run one after the
+   * other, their answers together at most MAX_BATCH_REPLY_BYTES (server.md's 1 MiB a
+   * response holds for the batch as a whole). The first answer is always sent, as a single
+   * call's would be; an answer that would pass the bound is replaced by BATCH_REPLY_TOO_LARGE
+   * (`ran: true`: the call ran, its result was not sent), and the elements after it are not
+   * run (`ran: false`). Each answer is encoded alone, so a batch never builds one huge string.
+   */
+  private async batch(msg: unknown[], conn: Connection): Promise<string | null> {
+    if (msg.length === 0) return JSON.stringify(createJSONRPCErrorResponse(null, INVALID_REQUEST, 'invalid request: an empty batch'));
+    if (msg.length > MAX_BATCH) {
+      return JSON.stringify(
+        createJSONRPCErrorResponse(null, INVALID_REQUEST, `invalid request: a batch of ${msg.length} elements (limit ${MAX_BATCH}); nothing was run`, {
+          code: 'BATCH_TOO_LARGE',
+          limit: MAX_BATCH,
+        }),
+      );
+    }
+    const out: string[] = [];
+    let bytes = 2;
+    let full = false;
+    for (const m of msg) {
+      if (full) {
+        const id = m && typeof m === 'object' && !Array.isArray(m) ? (m as { id?: unknown }).id : undefined;
+        if (typeof id === 'string' || typeof id === 'number') out.push(JSON.stringify(tooLargeReply(id, false)));
+        continue;
+      }
+      const r = await this.one(m, conn);
+      if (r === null) continue;
+      let text = spliceRaw(JSON.stringify(r));
+      const size = Buffer.byteLength(text) + 1;
+      if (out.length > 0 && bytes + size > MAX_BATCH_REPLY_BYTES) {
+        full = true;
+        text = JSON.stringify(tooLargeReply(r.id, true));
+      }
+      bytes += size;
+      out.push(text);
+    }
+    return out.length ? `[${out.join(',')}]` : null;
   }
 
   private async one(m: unknown, conn: Connection): Promise<JSONRPCResponse | null> {

@@ -24,6 +24,7 @@ import type { Replicator, ReplicatorEvent } from '../team/watch.ts';
 import { type ServerFile, removeServerFile, serverToken, writeServerFile } from './auth.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { serveSessionFile } from './files.ts';
+import { SERVE_HELP } from './help.ts';
 import { type ServerContext, methods } from './methods.ts';
 import { Subscriptions } from './subscriptions.ts';
 import { HttpServer, isLoopback, serveStdio } from './transports.ts';
@@ -36,22 +37,6 @@ adoptNativeSha256(createHash);
 
 export const DEFAULT_PORT = 7787;
 
-const HELP = `Usage: baton serve [--stdio] [--host H] [--port P] [--allow-remote] [--new-token] [--open] [--no-team]
-
-The app server (docs/server.md): JSON-RPC 2.0 over stdio (one JSON object a line) or over a
-WebSocket at ws://HOST:PORT/rpc, with GET /healthz and GET / (the web page).
-
-Options:
-  --stdio          serve one client on stdin/stdout (logs go to stderr)
-  --host <host>    address to bind (default 127.0.0.1; anything but loopback needs --allow-remote)
-  --port <port>    port (default 7787; 0 picks a free one)
-  --allow-remote   allow binding a non-loopback address
-  --new-token      replace <home>/server.token with a new random token
-  --open           print the URL with the token (to open in a browser)
-  --no-team        do not run the team replicator (docs/team.md) even if this home joined a team
-  --home <dir>     store root (else $BATON_HOME)
-  -h, --help       this help
-`;
 
 function usage(message: string): never {
   throw new BatonError('USAGE', message);
@@ -119,7 +104,7 @@ function reachableAddresses(host: string): string[] {
 export async function main(argv: string[]): Promise<void> {
   const o = parse(argv);
   if (o.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(SERVE_HELP);
     return;
   }
   const home = resolveHome(o.home);

@@ -2,9 +2,9 @@
 // the store, the pointer publisher and the index API: the same calls the CLI makes, with
 // the connection's surface and instance id as the writer. Params arrive already checked
 // against src/schemas/protocol.ts; everything else is the store's rules.
+import { isAbsolute, resolve } from 'node:path';
 import { continuePlan } from '../ops/continue.ts';
 import { turnsPage } from '../ops/turns.ts';
-import { resolve } from 'node:path';
 import { JSONRPCErrorException } from 'json-rpc-2.0';
 import { parseDuration } from '../core/duration.ts';
 import { fail } from '../core/errors.ts';
@@ -26,7 +26,7 @@ import type { FsStore, Writer } from '../store/store.ts';
 import { realDir } from '../store/workspace.ts';
 import { type Connection, type Handler, INVALID_PARAMS, REFUSED, RawJson } from './dispatcher.ts';
 import type { Subscriptions } from './subscriptions.ts';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import * as fs from 'node:fs';
 
 export interface ServerContext {
@@ -50,10 +50,19 @@ export function decodeCursor(c: string): { last_touched_at: string; id: string }
   throw new JSONRPCErrorException('invalid params for thread/list: cursor: not a cursor this server returned', INVALID_PARAMS, { issues: [{ path: 'cursor', message: 'not a cursor' }] });
 }
 
+/**
+ * A path a client sent: absolute, or USAGE. The server's own directory means nothing to a
+ * client, so a relative path is never resolved against it.
+ */
+function absolutePath(path: string, field: string): string {
+  if (!isAbsolute(path)) fail('USAGE', `${field} ${JSON.stringify(path)} is not absolute: send an absolute path (the server does not resolve paths against its own directory)`, { field });
+  return path;
+}
+
 /** cwd / all of thread/list and search: a real-path workspace, or null for every workspace (the default). */
 function workspaceOf(p: { cwd?: string; all?: boolean }): string | null {
   if (p.all && p.cwd !== undefined) fail('USAGE', 'all and cwd cannot be used together');
-  return p.cwd === undefined ? null : realDir(resolve(p.cwd));
+  return p.cwd === undefined ? null : realDir(resolve(absolutePath(p.cwd, 'cwd')));
 }
 
 /** One page of event/replay (also thread/read's includeEvents). */
@@ -135,7 +144,7 @@ export function methods(ctx: ServerContext): Record<Exclude<MethodName, 'initial
     },
 
     'thread/start': (p: { title: string; cwd: string; taskId?: string; allow?: string[]; id?: string; lease?: string }, c) => {
-      const cwd = existingDir(p.cwd, 'USAGE', (abs) => `cwd ${abs} is not a directory`);
+      const cwd = existingDir(absolutePath(p.cwd, 'cwd'), 'USAGE', (abs) => `cwd ${abs} is not a directory`);
       const r = createSession(store, { title: p.title, id: p.id, taskId: p.taskId, allowedRuntimes: p.allow, cwd, leaseMs: leaseOf(p.lease), writer: writerOf(c) });
       return { thread: thread(r.id) };
     },
@@ -143,7 +152,7 @@ export function methods(ctx: ServerContext): Record<Exclude<MethodName, 'initial
     'thread/resume': async (p: { threadId: string; workspacePath?: string; steal?: boolean; lease?: string }, c) => {
       const id = store.resolve(p.threadId);
       const leaseMs = leaseOf(p.lease);
-      const workspace = p.workspacePath !== undefined ? existingDir(p.workspacePath, 'WS004', (abs) => `workspacePath ${abs} does not exist or is not a directory`) : undefined;
+      const workspace = p.workspacePath !== undefined ? existingDir(absolutePath(p.workspacePath, 'workspacePath'), 'WS004', (abs) => `workspacePath ${abs} does not exist or is not a directory`) : undefined;
       // Team mode (docs/team.md, src/ops/team.ts): a shared session another machine owned is taken first (never stolen).
       const r = await resumeShared(store, id, writerOf(c), { leaseMs, steal: !!p.steal, workspace });
       if (workspace) ctx.overrides.set(id, workspace);

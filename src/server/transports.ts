@@ -10,8 +10,8 @@ import type { Duplex } from 'node:stream';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocket, WebSocketServer } from 'ws';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
-import { authenticate, tokenCookie } from './auth.ts';
-import { type Connection, type Dispatcher, INVALID_REQUEST, closeConnection, newConnection } from './dispatcher.ts';
+import { CLEAR_COOKIE, WS_PROTOCOL, authenticate } from './auth.ts';
+import { type Connection, type Dispatcher, INTERNAL_ERROR, INVALID_REQUEST, closeConnection, newConnection } from './dispatcher.ts';
 
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** Past this, a WebSocket frame is not even read: ws closes the connection (1009). */
@@ -33,9 +33,17 @@ function serialQueue(dispatcher: Dispatcher, conn: Connection, reply: (s: string
     if (queued > MAX_QUEUED) pause();
     chain = chain.then(async () => {
       try {
-        const out = await dispatcher.handle(text, conn);
+        let out: string | null;
+        try {
+          out = await dispatcher.handle(text, conn);
+        } catch (e) {
+          // Whatever one message does, the server answers and stays up (a RangeError of a huge reply, say).
+          out = JSON.stringify(createJSONRPCErrorResponse(null, INTERNAL_ERROR, `internal error: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`));
+        }
         if (out !== null && !conn.state.closed) reply(out);
         await conn.drained();
+      } catch {
+        // A reply the transport could not take: the connection goes on with the next message.
       } finally {
         queued--;
         if (queued <= MAX_QUEUED / 2) resume();
@@ -175,7 +183,8 @@ export class HttpServer {
     private readonly o: HttpOptions,
   ) {
     this.server = createServer((req, res) => void this.request(req, res));
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: HARD_FRAME_BYTES });
+    // A browser offers `baton` and `baton.token.<T>`: the server selects `baton` (never echoes the token).
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: HARD_FRAME_BYTES, handleProtocols: (offered) => (offered.has(WS_PROTOCOL) ? WS_PROTOCOL : false) });
     this.server.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
     this.route('GET', '/healthz', (_req, res) => json(res, 200, { ok: true, version: o.version, pid: process.pid }));
     this.route('GET', '/', (req, res, url) => this.web(req, res, url));
@@ -213,17 +222,14 @@ export class HttpServer {
       return json(res, 400, { error: 'bad request' });
     }
     const how = authenticate(req, url, this.o.token);
+    const exact = this.routes.get(`${req.method} ${url.pathname}`);
+    // The page's own files (the built code, no store content) need no token: the page reads
+    // it from its address (?token=T, then drops it) and sends it on the WebSocket itself.
+    if (!how && req.method === 'GET' && (!exact || url.pathname === '/') && this.isPageFile(url)) return this.web(req, res, url);
     if (!how) {
       res.setHeader('www-authenticate', 'Bearer');
-      return json(res, 401, { error: 'unauthorized: send the token of <home>/server.token (Authorization: Bearer T, or ?token=T once)' });
+      return json(res, 401, { error: 'unauthorized: send the token of <home>/server.token (Authorization: Bearer T; the page takes ?token=T)' });
     }
-    if (how === 'query') {
-      // The token leaves the URL: a cookie carries it from now on.
-      url.searchParams.delete('token');
-      res.writeHead(303, { 'set-cookie': tokenCookie(this.o.token), location: `${url.pathname}${url.search}`, 'cache-control': 'no-store' });
-      return void res.end();
-    }
-    const exact = this.routes.get(`${req.method} ${url.pathname}`);
     if (!exact && req.method === 'GET') {
       try {
         for (const p of this.prefixes) if (p(req, res, url)) return;
@@ -247,10 +253,33 @@ export class HttpServer {
     }
   }
 
+  /** Whether GET url is the page ('/') or one of its built files (never a store path: those are not under webRoot). */
+  private isPageFile(url: URL): boolean {
+    if (url.pathname === '/') return true;
+    if (url.pathname.startsWith('/rpc') || url.pathname.startsWith('/artifacts/') || url.pathname.startsWith('/contexts/')) return false;
+    try {
+      const root = resolve(this.o.webRoot);
+      const file = join(root, normalize(decodeURIComponent(url.pathname)).replace(/^[/\\]+/, ''));
+      return file.startsWith(root + sep) && fs.statSync(file).isFile();
+    } catch {
+      return url.pathname.includes('%');
+    }
+  }
+
   /** GET /: the built web page's files when dist/web has them, else a short placeholder. */
   private web(_req: IncomingMessage, res: ServerResponse, url: URL): undefined {
+    // The token may be in this address: no referrer carries it on, and the cookie of an earlier version goes.
+    res.setHeader('referrer-policy', 'no-referrer');
+    if (url.pathname === '/') res.setHeader('set-cookie', CLEAR_COOKIE);
+    res.setHeader('cache-control', 'no-store');
     const root = resolve(this.o.webRoot);
-    const rel = url.pathname === '/' ? 'index.html' : normalize(decodeURIComponent(url.pathname)).replace(/^[/\\]+/, '');
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(url.pathname);
+    } catch {
+      return json(res, 400, { error: 'bad request: a malformed percent-escape in the path' });
+    }
+    const rel = url.pathname === '/' ? 'index.html' : normalize(decoded).replace(/^[/\\]+/, '');
     const file = join(root, rel);
     if (file !== root && !file.startsWith(root + sep)) return json(res, 404, { error: 'not found' });
     try {

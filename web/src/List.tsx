@@ -3,7 +3,7 @@
 import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
 import type { ProjectListResult, SearchResult, ThreadListResult } from '../../src/client/index.ts';
 import { describeError, onConn, rpc } from './api.ts';
-import { age, short } from './format.ts';
+import { age, short, snippetParts } from './format.ts';
 import { type Route, navigate } from './route.ts';
 
 type Row = ThreadListResult['data'][number];
@@ -212,7 +212,17 @@ export function List({ route }: { route: ListRoute }) {
                   <span className="meta">
                     <span className="badge">{h.type}</span> #{h.seq} · score {h.score} · {h.workspace ?? '—'}
                   </span>
-                  <span className="snippet">{h.snippet}</span>
+                  <span className="snippet">
+                    {snippetParts(h.snippet).map((p, k) =>
+                      p.hit ? (
+                        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one snippet never reorder
+                        <mark key={k}>{p.text}</mark>
+                      ) : (
+                        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one snippet never reorder
+                        <span key={k}>{p.text}</span>
+                      ),
+                    )}
+                  </span>
                 </a>
               </li>
             ))

@@ -4,7 +4,7 @@
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import type { EpisodeListResult, EventAppendedNotification, PointerGetResult, ThreadReadResult } from '../../src/client/index.ts';
 import { nextAction, pointerAgeSeconds } from '../../src/pointer/rules.ts';
-import { describeError, onConn, rpc } from './api.ts';
+import { authFetch, describeError, onConn, rpc } from './api.ts';
 import { age, eventText } from './format.ts';
 import { navigate } from './route.ts';
 import { Window } from './Window.tsx';
@@ -89,7 +89,7 @@ export function Session({ id }: { id: string }) {
   }, [id]);
 
   const loadArtifacts = useCallback(() => {
-    fetch(`artifacts/${encodeURIComponent(id)}/`, { credentials: 'same-origin' })
+    authFetch(`artifacts/${encodeURIComponent(id)}/`)
       .then((r) => (r.ok ? r.json() : null))
       .then((j: { data: Artifact[] } | null) => setArtifacts(j?.data ?? null))
       .catch(() => setArtifacts(null));
@@ -145,7 +145,29 @@ export function Session({ id }: { id: string }) {
     let subId: string | null = null;
     let stop: (() => void) | null = null;
     let refreshTimer: ReturnType<typeof setTimeout> | null = null;
-    const connect = async () => {
+    // One subscription per session view: a connect while one runs waits for it (the initial
+    // load and the connection's first 'up' would otherwise subscribe twice), and the old
+    // subscription is ended before a new one starts. Events are keyed by seq: one seen is dropped.
+    let running: Promise<void> | null = null;
+    let again = false;
+    const connect = async (): Promise<void> => {
+      if (running) {
+        again = true;
+        return running;
+      }
+      running = subscribe().finally(() => {
+        running = null;
+      });
+      await running;
+      if (again && live) {
+        again = false;
+        // Only a connection that came up again needs a new subscription.
+        const c = await rpc();
+        if (subOn !== c) await connect();
+      }
+    };
+    let subOn: unknown = null;
+    const subscribe = async () => {
       try {
         const t = await refresh(true);
         if (!live) return;
@@ -156,6 +178,7 @@ export function Session({ id }: { id: string }) {
         stop = c.onEvent((n) => {
           if (n.subscriptionId !== subId) return;
           const ev = n.event;
+          if (events.current.has(ev.seq)) return;
           events.current.set(ev.seq, ev);
           lastSeq.current = Math.max(lastSeq.current, ev.seq);
           setTotal((x) => Math.max(x, ev.seq));
@@ -167,8 +190,14 @@ export function Session({ id }: { id: string }) {
               if (live) void refresh().catch(() => {});
             }, 300);
         });
+        if (subId && subOn === c) {
+          const old = subId;
+          subId = null;
+          await c.eventUnsubscribe({ subscriptionId: old }).catch(() => {});
+        }
         const s = await c.eventSubscribe({ threadId: id, after: lastSeq.current });
         subId = s.subscriptionId;
+        subOn = c;
       } catch (e) {
         if (live) setLoadError(describeError(e));
       }
@@ -214,7 +243,7 @@ export function Session({ id }: { id: string }) {
     }
     return openContextFile(ep, name);
     async function openContextFile(e: Episode, n: string) {
-      const r = await fetch(`contexts/${encodeURIComponent(id)}/${encodeURIComponent(n)}`, { credentials: 'same-origin' });
+      const r = await authFetch(`contexts/${encodeURIComponent(id)}/${encodeURIComponent(n)}`);
       text = r.ok ? await r.text() : `Could not read the start context (${r.status}).`;
       setContext({ title: `Start context of episode ${e.episode} (${e.provider}, ${e.opened_at})`, text });
     }
@@ -347,7 +376,7 @@ export function Session({ id }: { id: string }) {
           {lease ? (
             <p data-testid="lease">
               Held by <strong>{lease.holder.surface}</strong> ({lease.holder.instance_id}, {lease.holder.actor}) until{' '}
-              <time dateTime={lease.lease.lease_until}>{lease.lease.lease_until.slice(0, 19).replace('T', ' ')}</time> — {lease.valid ? `expires ${age(lease.lease.lease_until, now)}` : 'expired'}
+              <time dateTime={lease.lease.lease_until}>{lease.lease.lease_until.slice(0, 19).replace('T', ' ')}</time> — {lease.valid ? `expires ${age(lease.lease.lease_until, now, true)}` : 'expired'}
             </p>
           ) : (
             <p className="muted">No lease: the session is free.</p>
@@ -358,13 +387,19 @@ export function Session({ id }: { id: string }) {
                 {lease && !lease.valid && !mine ? 'Steal expired lease and resume' : 'Resume here'}
               </button>
             )}
-            {held && <span className="muted">Resume is offered once the lease expires.</span>}
-            <button type="button" onClick={() => act('Release', async () => (await rpc()).threadRelease({ threadId: thread.id }))}>
+            {held && lease && (
+              <span className="muted" data-testid="held-note">
+                Held by {lease.holder.surface} ({lease.holder.instance_id}): Resume is offered once the lease expires; Release, Archive and Append wait until it is released there.
+              </span>
+            )}
+            <button type="button" disabled={!!held} title={held && lease ? `the lease is held by ${lease.holder.surface}` : undefined} onClick={() => act('Release', async () => (await rpc()).threadRelease({ threadId: thread.id }))}>
               Release
             </button>
             <button
               type="button"
               className="danger"
+              disabled={!!held}
+              title={held && lease ? `the lease is held by ${lease.holder.surface}` : undefined}
               onClick={() => {
                 if (window.confirm(`Archive “${m.title}”?`)) void act('Archive', async () => (await rpc()).threadArchive({ threadId: thread.id }));
               }}
@@ -372,7 +407,7 @@ export function Session({ id }: { id: string }) {
               Archive
             </button>
           </div>
-          <Append onAppend={(text) => act('Append', async () => (await rpc()).contextAppend({ threadId: thread.id, text }))} />
+          <Append disabled={!!held} onAppend={(text) => act('Append', async () => (await rpc()).contextAppend({ threadId: thread.id, text }))} />
           <Capture onCapture={(into) => act('Capture ref', async () => (await rpc()).refCapture({ from: thread.id, into }))} />
         </section>
         <section aria-labelledby="h-refs" className="panel">
@@ -387,7 +422,7 @@ export function Session({ id }: { id: string }) {
                   <a href={`?s=${encodeURIComponent(r.source)}`} onClick={go(r.source)}>
                     {r.source}
                   </a>{' '}
-                  v{r.source_version}/{r.current_version} · <code title={r.digest}>{r.digest.slice(0, 12)}</code> · {r.bytes} B · expires {age(r.expires_at, now)}
+                  v{r.source_version}/{r.current_version} · <code title={r.digest}>{r.digest.slice(0, 12)}</code> · {r.bytes} B · expires {age(r.expires_at, now, true)}
                 </li>
               ))}
             </ul>
@@ -403,7 +438,7 @@ export function Session({ id }: { id: string }) {
             <ul className="plain">
               {artifacts.map((a) => (
                 <li key={a.name}>
-                  <a href={`artifacts/${encodeURIComponent(thread.id)}/${encodeURIComponent(a.name)}`} download={a.name}>
+                  <a href={`artifacts/${encodeURIComponent(thread.id)}/${encodeURIComponent(a.name)}`} download={a.name} onClick={download(thread.id, a.name)}>
                     {a.name}
                   </a>{' '}
                   · {a.bytes} B · <code title={a.sha256}>{a.sha256.slice(0, 12)}</code>
@@ -470,7 +505,7 @@ function go(id: string) {
   };
 }
 
-function Append({ onAppend }: { onAppend: (text: string) => Promise<void> }) {
+function Append({ onAppend, disabled }: { onAppend: (text: string) => Promise<void>; disabled: boolean }) {
   const [text, setText] = useState('');
   return (
     <form
@@ -481,8 +516,10 @@ function Append({ onAppend }: { onAppend: (text: string) => Promise<void> }) {
       }}
     >
       <label htmlFor="append-text">Append context</label>
-      <textarea id="append-text" rows={2} value={text} onChange={(e) => setText(e.target.value)} />
-      <button type="submit">Append</button>
+      <textarea id="append-text" rows={2} value={text} disabled={disabled} onChange={(e) => setText(e.target.value)} />
+      <button type="submit" disabled={disabled}>
+        Append
+      </button>
     </form>
   );
 }
@@ -520,4 +557,22 @@ function Dialog({ title, onClose, children }: { title: string; onClose: () => vo
       {children}
     </dialog>
   );
+}
+
+/** An artifact's download: fetched with the token as a header (the page holds no cookie), handed to the browser as a blob. */
+function download(session: string, name: string) {
+  return (e: React.MouseEvent) => {
+    e.preventDefault();
+    void authFetch(`artifacts/${encodeURIComponent(session)}/${encodeURIComponent(name)}`)
+      .then((r) => (r.ok ? r.blob() : Promise.reject(new Error(`HTTP ${r.status}`))))
+      .then((b) => {
+        const url = URL.createObjectURL(b);
+        const a = document.createElement('a');
+        a.href = url;
+        a.download = name;
+        a.click();
+        setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      })
+      .catch(() => {});
+  };
 }

@@ -1,5 +1,9 @@
 // The page's one connection to `baton serve`: BatonClient over the browser's WebSocket at
-// /rpc (the HttpOnly cookie set by `?token=T` rides along), initialised as surface `web`.
+// /rpc, initialised as surface `web`. The token comes from the address (`?token=T`, which
+// the page then drops from the address bar) and lives in this tab's sessionStorage (scoped
+// to this origin, port included), never in a cookie (a cookie on 127.0.0.1 goes to every
+// local port: docs/adr/0050-web-token-not-a-cookie.md); it rides on the WebSocket as a
+// subprotocol and on the file routes as an Authorization header.
 // When the socket drops, every view hears `down`, the client reconnects with backoff, and
 // views hear `up` again to re-read and to re-subscribe from the last seq they saw.
 import { BatonClient, BatonRpcError } from '../../src/client/index.ts';
@@ -8,6 +12,39 @@ export type Client = BatonClient;
 export type ConnState = 'connecting' | 'up' | 'down';
 
 type Listener = (s: ConnState) => void;
+
+const TOKEN_KEY = 'baton.token';
+let token: string | null = null;
+
+/** Takes ?token= out of the address (into sessionStorage), once, before anything else reads the URL. */
+export function takeToken(): string | null {
+  const u = new URL(window.location.href);
+  const given = u.searchParams.get('token');
+  if (given) {
+    try {
+      sessionStorage.setItem(TOKEN_KEY, given);
+    } catch {}
+    u.searchParams.delete('token');
+    history.replaceState(history.state, '', `${u.pathname}${u.search}${u.hash}`);
+    token = given;
+    return token;
+  }
+  try {
+    token = sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    token = null;
+  }
+  return token;
+}
+
+export function hasToken(): boolean {
+  return token !== null && token !== '';
+}
+
+/** fetch() of one of the server's file routes (artifacts, contexts), with the token as a header. */
+export function authFetch(path: string): Promise<Response> {
+  return fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {}, credentials: 'omit', cache: 'no-store' });
+}
 
 let client: BatonClient | null = null;
 let state: ConnState = 'connecting';
@@ -31,7 +68,7 @@ function rpcUrl(): string {
 async function open(): Promise<void> {
   set(client ? 'down' : 'connecting');
   try {
-    const c = await BatonClient.connect(rpcUrl());
+    const c = await BatonClient.connect(rpcUrl(), token ? { token } : {});
     await c.initialize({ clientInfo: { name: 'page', version: '1' }, surface: 'web' });
     c.transport.onClose(() => {
       if (client === c) {
@@ -71,6 +108,11 @@ export function onConn(l: Listener): () => void {
 }
 
 export function start(): void {
+  if (token === null) takeToken();
+  if (!hasToken()) {
+    set('down');
+    return;
+  }
   void open();
 }
 

@@ -1,10 +1,18 @@
 // Small display helpers shared by the views.
 
-/** "42s", "5m", "3h", "2d" ago (or "in 5m" for a future time). */
-export function age(iso: string | null | undefined, now = Date.now()): string {
+/** How far in the future a past instant may seem from another machine's clock: shown as "just now". */
+const SKEW_MS = 60_000;
+
+/**
+ * "42s", "5m", "3h", "2d" ago, or "in 5m" for a future time (a lease's expiry). A past
+ * instant a little ahead of this clock (skew between the writer's clock and the browser's)
+ * is "just now", never "in 2s"; pass future = true for instants that are meant to be ahead.
+ */
+export function age(iso: string | null | undefined, now = Date.now(), future = false): string {
   if (!iso) return '—';
   const t = Date.parse(iso);
   if (!Number.isFinite(t)) return '—';
+  if (!future && t > now && t - now <= SKEW_MS) return 'just now';
   const s = Math.round((now - t) / 1000);
   const a = Math.abs(s);
   const v = a < 60 ? `${a}s` : a < 3600 ? `${Math.floor(a / 60)}m` : a < 86400 ? `${Math.floor(a / 3600)}h` : `${Math.floor(a / 86400)}d`;
@@ -27,4 +35,23 @@ export function eventText(ev: { type: string; payload: unknown }): string {
     if (typeof p[k] === 'string' && p[k] !== '') return (p[k] as string).replace(/\s+/g, ' ');
   }
   return JSON.stringify(p);
+}
+
+/** The index's snippet marks: STX opens a match, ETX closes it (index.md). */
+export type SnippetPart = { text: string; hit: boolean };
+
+/** Splits a snippet at its marks into plain and matched parts (rendered as text nodes, never HTML). */
+export function snippetParts(snippet: string): SnippetPart[] {
+  const out: SnippetPart[] = [];
+  let hit = false;
+  let cur = '';
+  for (const ch of snippet) {
+    if (ch === '\u0002' || ch === '\u0003') {
+      if (cur) out.push({ text: cur, hit });
+      cur = '';
+      hit = ch === '\u0002';
+    } else cur += ch;
+  }
+  if (cur) out.push({ text: cur, hit });
+  return out;
 }

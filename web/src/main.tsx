@@ -1,7 +1,7 @@
 // The web page's entry (docs/web.md): one connection, two views chosen by the URL.
 import { StrictMode, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { type ConnState, connState, onConn, start } from './api.ts';
+import { type ConnState, connState, hasToken, onConn, start, takeToken } from './api.ts';
 import { List } from './List.tsx';
 import { useRoute } from './route.ts';
 import { Session } from './Session.tsx';
@@ -22,7 +22,12 @@ function App() {
         </a>
         <span className={`conn conn-${conn}`}>{conn === 'up' ? 'live' : conn}</span>
       </header>
-      {conn === 'down' && (
+      {!hasToken() && (
+        <p className="banner error" role="alert" data-testid="no-token">
+          <strong>No token</strong> Open the address <code>baton serve --open</code> prints (it ends in <code>?token=…</code>); this tab keeps the token, no cookie does.
+        </p>
+      )}
+      {conn === 'down' && hasToken() && (
         <p className="banner warn" role="alert" data-testid="conn-lost">
           Connection to baton serve lost — reconnecting; live events resume from the last one seen.
         </p>
@@ -32,6 +37,8 @@ function App() {
   );
 }
 
+// The token leaves the address bar before the router reads the URL.
+takeToken();
 start();
 const root = document.getElementById('root');
 if (root)

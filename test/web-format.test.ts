@@ -1,0 +1,31 @@
+// The web page's display helpers (web/src/format.ts), pure functions: search snippets' STX/ETX
+// marks become highlighted parts (rendered as text nodes, never HTML: issue 29.5), and a
+// past instant slightly ahead of the browser's clock reads "just now", not "in 2s" (29.11).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { age, snippetParts } from '../web/src/format.ts';
+
+test('snippet marks split into plain and matched parts; markup in the text stays text', () => {
+  assert.deepEqual(snippetParts('retries with \u0002exponential\u0003 backoff <b>x</b>'), [
+    { text: 'retries with ', hit: false },
+    { text: 'exponential', hit: true },
+    { text: ' backoff <b>x</b>', hit: false },
+  ]);
+  assert.deepEqual(snippetParts('\u0002a\u0003\u0002b\u0003'), [
+    { text: 'a', hit: true },
+    { text: 'b', hit: true },
+  ]);
+  assert.equal(
+    snippetParts('no marks').map((p) => p.text).join(''),
+    'no marks',
+  );
+  for (const p of snippetParts('x\u0002y\u0003z')) assert.doesNotMatch(p.text, /[\u0002\u0003]/);
+});
+
+test('a past instant a little in the future (clock skew) is "just now"; expiries still read "in ..."', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  assert.equal(age('2026-01-01T00:00:02Z', now), 'just now');
+  assert.equal(age('2025-12-31T23:59:18Z', now), '42s ago');
+  assert.equal(age('2026-01-01T00:05:00Z', now, true), 'in 5m');
+  assert.equal(age('2026-01-01T00:00:02Z', now, true), 'in 2s');
+});
