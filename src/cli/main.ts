@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { adoptNativeSha256 } from '../core/hash.ts';
 import { registerExchangeCommands } from './exchange.ts';
+import { registerHistoryCommands } from './history.ts';
 import { registerHookCommands } from './hooks.ts';
 import { registerIndexCommands } from './index-commands.ts';
 import { type GlobalOptions, jsonRequested, printJsonError } from './output.ts';
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerPointerCommands(program, globals);
   registerRefCommands(program, globals);
   registerIndexCommands(program, globals);
+  registerHistoryCommands(program, globals);
   registerHookCommands(program, globals);
   registerTeamCommands(program, globals);
   program

@@ -346,7 +346,8 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
   }
   const sessionDir = req.store.dir(req.sessionId);
   const cfile = cursorPath(sessionDir, req.reader.agent, req.agentSession, req.path);
-  const prev = req.store.exists(req.sessionId) ? readCursor(cfile) : null;
+  // An import (req.create) also keeps the cursor of a file that gave no item yet, in a folder without a log.
+  const prev = req.store.exists(req.sessionId) || req.create ? readCursor(cfile) : null;
   let fd: number;
   try {
     fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -366,7 +367,9 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
   const result: CaptureResult = { ...empty(meta), bytes: read.bytes, skips: chunk.skips, more: read.more, unknownVersion: chunk.unknownVersion };
   if (!req.store.exists(req.sessionId)) {
     if (!req.create) return { ...result, refused: { code: 'WS001', message: `session ${req.sessionId} not found` } };
-    req.create(meta);
+    // A run with nothing to hold (a header-only stub, a file in an unknown format version) makes
+    // no empty session: the cursor alone remembers how far the file was read.
+    if (chunk.items.length) req.create(meta);
   }
   const nowIso = isoMillis(req.now);
   const workspace = meta.cwd ?? req.workspace ?? null;
