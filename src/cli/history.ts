@@ -12,6 +12,8 @@ import { TRANSCRIPT_AGENTS, type TranscriptAgent } from '../core/transcript.ts';
 import { type AgentImportStats, importHistory, scanHistory } from '../transcripts/history.ts';
 import { READER_AGENTS } from '../transcripts/index.ts';
 import { openDatabaseCopy } from './history-db.ts';
+import { resolveHome } from '../store/home.ts';
+import { FsStore } from '../store/store.ts';
 import { type GlobalOptions, color, envelope, openStore, relativeTime, run, table } from './output.ts';
 import { rateLine } from './progress.ts';
 
@@ -105,7 +107,8 @@ export function registerHistoryCommands(program: Command, globals: () => GlobalO
         const now = new Date();
         const since = opts.since !== undefined ? parseSince(opts.since, now) : null;
         const project = opts.project !== undefined ? projectFlag(opts.project) : null;
-        const store = openStore(g);
+        // As on the hook path: manifest.json patched with each append, context.md rebuilt by its next reader.
+        const store = new FsStore(resolveHome(g.home));
         const line = g.quiet || g.json ? { update() {}, done() {} } : rateLine(opts.dryRun ? 'scanning' : 'importing');
         let result: ReturnType<typeof importHistory>;
         try {

@@ -481,9 +481,10 @@ function importOne(
 ): void {
   const id = c.agentSession;
   const writer = importWriter(reader.agent);
-  const create = (meta: SessionMeta): void => {
+  // session.created rides in the same write (and fsync) as the session's first items.
+  const createWith = (meta: SessionMeta) => {
     const title = titleFromPrompt(meta.firstPrompt ?? '') || (c.db?.session.title ? titleFromPrompt(c.db.session.title) : null) || `${reader.agent} ${id.slice(0, 8)}`;
-    store.ensure(id, { title, workspace: workspaceOf(meta.cwd ?? c.db?.session.cwd, opts.readerEnv.home), writer, createdBy: `import:${reader.agent}` });
+    return { title, workspace: workspaceOf(meta.cwd ?? c.db?.session.cwd, opts.readerEnv.home), writer, createdBy: `import:${reader.agent}` };
   };
   let appended = 0;
   let refusedAll = true;
@@ -491,7 +492,7 @@ function importOne(
     const opened = dbs.get(c.db.path);
     if (!opened) throw new Error(`${c.db.path} is not open`);
     const entries = (reader as PayloadReader).databaseEntries(opened.db, id);
-    const r = captureEntries({ store, sessionId: id, reader, agentSession: id, writer, now: opts.now(), readerEnv: opts.readerEnv, workspace: c.db.session.cwd ?? null, create }, entries, {
+    const r = captureEntries({ store, sessionId: id, reader, agentSession: id, writer, now: opts.now(), readerEnv: opts.readerEnv, workspace: c.db.session.cwd ?? null, createWith }, entries, {
       cwd: c.db.session.cwd,
       startedAt: c.db.session.startedAt,
     });
@@ -514,7 +515,7 @@ function importOne(
   } else {
     for (const f of c.files) {
       for (;;) {
-        const r = captureOnce({ store, sessionId: id, reader, path: f.path, agentSession: id, writer, now: opts.now(), readerEnv: opts.readerEnv, budget: opts.window ?? IMPORT_WINDOW, create });
+        const r = captureOnce({ store, sessionId: id, reader, path: f.path, agentSession: id, writer, now: opts.now(), readerEnv: opts.readerEnv, budget: opts.window ?? IMPORT_WINDOW, createWith });
         stats.bytes_read += r.bytes;
         onBytes(r.bytes);
         noteSkips(stats, f.path, r);
