@@ -7,6 +7,7 @@ import { adoptNativeSha256 } from '../core/hash.ts';
 import { registerCompletionCommand } from './completion.ts';
 import { registerContinueCommand } from './continue.ts';
 import { registerExchangeCommands } from './exchange.ts';
+import { registerHistoryCommands } from './history.ts';
 import { registerHookCommands } from './hooks.ts';
 import { registerIndexCommands } from './index-commands.ts';
 import { type GlobalOptions, jsonRequested, printJsonError } from './output.ts';
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerPointerCommands(program, globals);
   registerRefCommands(program, globals);
   registerIndexCommands(program, globals);
+  registerHistoryCommands(program, globals);
   registerHookCommands(program, globals);
   registerTeamCommands(program, globals);
   registerCompletionCommand(program, globals);

@@ -250,6 +250,24 @@ export class FsStore {
     return created.length > 0;
   }
 
+  /** The folders a session `ensureWithUnderMutex` may create needs (the home claimed, `sessions/<id>/`), made outside the mutex. */
+  prepareSession(id: string): void {
+    checkSessionId(id);
+    this.ensureRoot();
+    ensureDir(this.writeDir(id));
+  }
+
+  /**
+   * Under the mutex the caller holds: when the session's log is empty, session.created and
+   * `inputs` in one append (one write, one fsync: history import makes a session and its first
+   * items one durable write); null when the session exists (the caller appends as usual).
+   * Projections are the caller's business (afterAppend with full).
+   */
+  ensureWithUnderMutex(id: string, opts: Omit<CreateOptions, 'id' | 'leaseMs'>, inputs: EventInput[]): StoredEvent[] | null {
+    if (this.exists(id)) return null;
+    return this.appendUnderMutex(id, [this.createdEvent(opts), ...inputs], opts.writer, { isCreate: true });
+  }
+
   /** Runs fn under the session mutex (pointer CAS, lease operations). */
   locked<T>(id: string, fn: () => T): T {
     return withMutex(this.writeDir(id), fn);

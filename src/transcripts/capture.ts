@@ -15,7 +15,7 @@ import { isoMillis } from '../core/time.ts';
 import { type TranscriptItem, boundItem, itemDigest, itemKey } from '../core/transcript.ts';
 import { FILE_MODE, appendDurable, ensureDir, readFileOrNull, writeFileAtomic } from '../store/fsutil.ts';
 import { LOG_FILE } from '../store/log.ts';
-import type { FsStore, Writer } from '../store/store.ts';
+import type { CreateOptions, FsStore, Writer } from '../store/store.ts';
 import { MAX_TRANSCRIPT_LINE, type ParsedChunk, type Skip, newParseState, parseDocument, parseEntries, parseJsonlChunk } from './parse.ts';
 import { TRANSCRIPTS_DIR, cursorPath } from './cursor-file.ts';
 import type { ParseState, ReaderEnv, TranscriptReader } from './types.ts';
@@ -66,8 +66,10 @@ export interface CaptureRequest {
   budget?: number;
   /** The workspace paths are made relative to when the transcript names none. */
   workspace?: string | null;
-  /** Makes the session when it does not exist, from what the reader learned of it; without it, a missing session is an error. */
+  /** Makes the session when it does not exist, from what the reader learned of it; without it (or createWith), a missing session is an error. */
   create?: (meta: ParseState['meta']) => void;
+  /** Like create, but session.created goes in the same write (and fsync) as the first items (history import). */
+  createWith?: (meta: ParseState['meta']) => Omit<CreateOptions, 'id' | 'leaseMs'>;
 }
 
 export interface CaptureResult {
@@ -344,7 +346,8 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
   }
   const sessionDir = req.store.dir(req.sessionId);
   const cfile = cursorPath(sessionDir, req.reader.agent, req.agentSession, req.path);
-  const prev = req.store.exists(req.sessionId) ? readCursor(cfile) : null;
+  // An import (req.create) also keeps the cursor of a file that gave no item yet, in a folder without a log.
+  const prev = req.store.exists(req.sessionId) || req.create || req.createWith ? readCursor(cfile) : null;
   let fd: number;
   try {
     fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -363,8 +366,10 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
   const meta = cursor.state.meta;
   const result: CaptureResult = { ...empty(meta), bytes: read.bytes, skips: chunk.skips, more: read.more, unknownVersion: chunk.unknownVersion };
   if (!req.store.exists(req.sessionId)) {
-    if (!req.create) return { ...result, refused: { code: 'WS001', message: `session ${req.sessionId} not found` } };
-    req.create(meta);
+    if (!req.create && !req.createWith) return { ...result, refused: { code: 'WS001', message: `session ${req.sessionId} not found` } };
+    // A run with nothing to hold (a header-only stub, a file in an unknown format version) makes
+    // no empty session: the cursor alone remembers how far the file was read.
+    if (chunk.items.length && req.create) req.create(meta);
   }
   const nowIso = isoMillis(req.now);
   const workspace = meta.cwd ?? req.workspace ?? null;
@@ -372,7 +377,7 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
     if (raw.role === 'assistant' && !raw.model && meta.model) raw.model = meta.model;
     return boundItem(req.reader.agent, req.agentSession, raw, { workspace, now: nowIso });
   });
-  if (items.length) appendItems(req, items, result);
+  if (items.length) appendItems(req, items, result, meta);
   ensureDir(join(sessionDir, TRANSCRIPTS_DIR));
   writeFileAtomic(cfile, `${JSON.stringify(cursor)}\n`, { mode: FILE_MODE });
   return result;
@@ -389,8 +394,8 @@ export function captureEntries(req: Omit<CaptureRequest, 'path' | 'budget'>, ent
   const chunk = parseEntries(req.reader, entries, state);
   const result: CaptureResult = { ...empty(state.meta), skips: chunk.skips, unknownVersion: chunk.unknownVersion };
   if (!req.store.exists(req.sessionId)) {
-    if (!req.create) return { ...result, refused: { code: 'WS001', message: `session ${req.sessionId} not found` } };
-    req.create(state.meta);
+    if (!req.create && !req.createWith) return { ...result, refused: { code: 'WS001', message: `session ${req.sessionId} not found` } };
+    req.create?.(state.meta);
   }
   const nowIso = isoMillis(req.now);
   const workspace = state.meta.cwd ?? req.workspace ?? null;
@@ -398,15 +403,18 @@ export function captureEntries(req: Omit<CaptureRequest, 'path' | 'budget'>, ent
     if (raw.role === 'assistant' && !raw.model && state.meta.model) raw.model = state.meta.model;
     return boundItem(req.reader.agent, req.agentSession, raw, { workspace, now: nowIso });
   });
-  if (items.length) appendItems(req, items, result);
+  if (items.length) appendItems(req, items, result, state.meta);
   return result;
 }
 
 /** Appends the items not yet stored (idempotence by items.idx), under the session mutex, and the recent projection. */
-function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: TranscriptItem[], result: CaptureResult): void {
+function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: TranscriptItem[], result: CaptureResult, meta: ParseState['meta']): void {
+  const creating = req.createWith && !req.store.exists(req.sessionId) ? req.createWith(meta) : null;
+  if (creating) req.store.prepareSession(req.sessionId);
   const dir = req.store.writeDir(req.sessionId);
   const tdir = join(dir, TRANSCRIPTS_DIR);
   ensureDir(tdir);
+  let created: StoredEvent[] = [];
   const stored = req.store.locked(req.sessionId, () => {
     const idx = loadItemIndex(dir);
     const fresh: TranscriptItem[] = [];
@@ -434,7 +442,16 @@ function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: Transc
     for (let i = 0; i < fresh.length; i += APPEND_BATCH) {
       const batch = fresh.slice(i, i + APPEND_BATCH);
       const inputs: EventInput[] = batch.map((item) => ({ type: 'transcript.item', surface: req.writer.surface, actor: actorOf(item.role), payload: item as unknown as Record<string, unknown> }));
-      const events = req.store.appendUnderMutex(req.sessionId, inputs, req.writer);
+      let events: StoredEvent[] | null = null;
+      if (i === 0 && creating) {
+        // The session and its first items: one write, one fsync (null: another process made it meanwhile).
+        const all = req.store.ensureWithUnderMutex(req.sessionId, creating, inputs);
+        if (all) {
+          created = all.slice(0, 1);
+          events = all.slice(1);
+        }
+      }
+      events ??= req.store.appendUnderMutex(req.sessionId, inputs, req.writer);
       out.push(...events);
       const logBytes = fs.statSync(join(dir, LOG_FILE)).size;
       const lines = events.map((e) => {
@@ -448,7 +465,7 @@ function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: Transc
     return out;
   });
   result.appended = stored.length;
-  if (stored.length) req.store.afterAppend(req.sessionId, stored);
+  if (stored.length) req.store.afterAppend(req.sessionId, [...created, ...stored], created.length > 0);
 }
 
 /** The handoff's and the picker's projection: the last requests, conclusions and files, without a fold of the log. */
