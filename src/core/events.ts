@@ -57,6 +57,12 @@ export interface EventInput {
   surface: string;
   actor: Actor;
   payload: Record<string, unknown>;
+  /**
+   * Every string of the payload is redacted already (a transcript item's boundItem redacts before
+   * it bounds: the cut and its digest are of the redacted text), so the append does not scan it
+   * again. Never written to the log.
+   */
+  preRedacted?: true;
 }
 
 export interface StoredEvent extends EventInput {

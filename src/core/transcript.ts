@@ -179,7 +179,8 @@ function boundInput(input: unknown): unknown {
 }
 
 /**
- * The `transcript.item` payload of a raw item: every text redacted (redaction.md) and then
+ * The `transcript.item` payload of a raw item: every string redacted (the append relies on it:
+ * capture marks these events preRedacted) (redaction.md) and then
  * bounded (transcripts.md), files made workspace-relative (at most 64), a tool result that
  * read a credential file reduced to its name, byte count and sha256.
  */
@@ -194,8 +195,8 @@ export function boundItem(agent: TranscriptAgent, agentSession: string, raw: Raw
   const cut = credential ? { text } : cutText(redactText(text), limit);
   const item: TranscriptItem = {
     agent,
-    agent_session: agentSession,
-    item_id: headBytes(String(raw.item_id), ITEM_LIMITS.id),
+    agent_session: redactText(agentSession),
+    item_id: redactText(headBytes(String(raw.item_id), ITEM_LIMITS.id)),
     at: itemTime(raw.at, opts.now),
     role: raw.role,
     kind: raw.kind,
@@ -203,7 +204,7 @@ export function boundItem(agent: TranscriptAgent, agentSession: string, raw: Raw
   };
   if (cut.truncated) item.truncated = cut.truncated;
   if (raw.tool) {
-    const tool: ItemTool = { name: headBytes(redactText(String(raw.tool.name ?? '')), ITEM_LIMITS.id), call_id: headBytes(String(raw.tool.call_id ?? ''), ITEM_LIMITS.id) };
+    const tool: ItemTool = { name: headBytes(redactText(String(raw.tool.name ?? '')), ITEM_LIMITS.id), call_id: redactText(headBytes(String(raw.tool.call_id ?? ''), ITEM_LIMITS.id)) };
     const input = boundInput(raw.tool.input);
     if (input !== undefined) tool.input = input;
     item.tool = tool;
@@ -217,7 +218,7 @@ export function boundItem(agent: TranscriptAgent, agentSession: string, raw: Raw
     }
     if (files.length) item.files = files;
   }
-  if (raw.model) item.model = headBytes(String(raw.model), ITEM_LIMITS.id);
+  if (raw.model) item.model = redactText(headBytes(String(raw.model), ITEM_LIMITS.id));
   const usage = boundUsage(raw.usage);
   if (usage) item.usage = usage;
   return item;

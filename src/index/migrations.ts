@@ -104,6 +104,12 @@ CREATE TABLE text_pending (
     id: '0004_porter_items',
     sql: 'SELECT 1;',
   },
+  {
+    // Search chunks record a transcript item's agent, role and kind with its type
+    // (project.ts indexedType), so item filters drop chunks in SQL: an older index is rebuilt.
+    id: '0005_item_types',
+    sql: 'SELECT 1;',
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

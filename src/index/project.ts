@@ -179,9 +179,27 @@ export function projectEvent(row: SessionRow, ev: StoredEvent, lineStart: number
   }
   if (text) {
     const t = eventText(ev);
-    if (t) text({ kind: 'text', seq: ev.seq, type: ev.type, text: t, off: lineStart });
+    if (t) text({ kind: 'text', seq: ev.seq, type: indexedType(ev), text: t, off: lineStart });
   }
 }
+
+/**
+ * The type a search chunk records for an event: a transcript item's carries its agent, role and
+ * kind (`transcript.item:claude:assistant:message`), so search drops the items a filter leaves
+ * out in SQL and before reading any log (query.ts). No field holds a `,` or a `:`.
+ */
+export function indexedType(ev: StoredEvent): string {
+  if (ev.type !== 'transcript.item') return ev.type;
+  const p = ev.payload ?? {};
+  const part = (v: unknown): string => (typeof v === 'string' ? v.replace(/[,:]/g, '') : '');
+  return `transcript.item:${part(p.agent)}:${part(p.role)}:${part(p.kind)}`;
+}
+
+/** The event type of a chunk's recorded type (indexedType's suffix dropped). */
+export const baseType = (t: string): string => {
+  const i = t.indexOf(':');
+  return i < 0 ? t : t.slice(0, i);
+};
 
 export type LifecycleState = 'active' | 'suspended' | 'archived';
 

@@ -7,7 +7,7 @@ import { LOG_FILE } from '../store/log.ts';
 import type { Db } from './db.ts';
 import { readLogInto, statLog } from './logread.ts';
 import type { StoredEvent } from '../core/events.ts';
-import { type LifecycleState, type OpenEpisode, type SessionRow, applyRedaction, emptyRow, eventText, presentedText, rowState } from './project.ts';
+import { type LifecycleState, type OpenEpisode, type SessionRow, applyRedaction, baseType, emptyRow, eventText, presentedText, rowState } from './project.ts';
 import { sessionNames } from './rebuild.ts';
 import { parseList } from './chunks.ts';
 import { porterStem } from './stem.ts';
@@ -316,6 +316,17 @@ function matchesAll(text: string, terms: Term[]): boolean {
 }
 
 const ITEM_FILTERS = ['agent', 'role', 'kind', 'file'] as const;
+
+/** Whether a chunk's recorded type can pass the filter's agent, role and kind (an older index records the bare type: unknown, kept). */
+function itemTypeTest(f: SearchFilter): (recorded: string) => boolean {
+  if (f.agent === undefined && f.role === undefined && f.kind === undefined) return () => true;
+  return (recorded) => {
+    const [t, agent, role, kind] = recorded.split(':');
+    if (t !== 'transcript.item') return false;
+    if (agent === undefined) return true;
+    return (f.agent === undefined || agent === f.agent) && (f.role === undefined || role === f.role) && (f.kind === undefined || kind === f.kind);
+  };
+}
 const wantsItems = (f: SearchFilter): boolean => ITEM_FILTERS.some((k) => f[k] !== undefined);
 
 /** Whether a file filter names one of an item's files (workspace-relative in the item). */
@@ -373,6 +384,17 @@ export function searchIndex(db: Db, home: string, query: string, f: SearchFilter
     where.push('instr(t.types, ?) > 0');
     args.push(type);
   }
+  // An item's recorded type names its agent, role and kind (project.ts indexedType): chunks
+  // without one are left out before any log is read.
+  const want = itemTypeTest(f);
+  for (const [k, v] of [
+    ['agent', f.agent],
+    ['role', f.role],
+  ] as const) {
+    if (v === undefined) continue;
+    where.push(`instr(t.types, ?) > 0`);
+    args.push(k === 'agent' ? `transcript.item:${v}:` : `:${v}:`);
+  }
   if (f.cwd !== null) {
     where.push('s.cwd = ?');
     args.push(f.cwd);
@@ -388,13 +410,13 @@ export function searchIndex(db: Db, home: string, query: string, f: SearchFilter
   type Row = { seqs: string; offs: string; types: string; score: number; session: string; title: string; cwd: string | null; redactions: string };
   const limit = Math.max(1, Math.floor(f.limit));
   // Candidates beyond the limit, so recency can reorder what relevance found.
-  const want = limit * 3;
+  const wanted = limit * 3;
   const hits: SearchHit[] = [];
   const take = (r: Row): void => {
     const seqs = parseList(r.seqs);
     const offs = parseList(r.offs);
     const types = r.types.split(',');
-    const pick = seqs.map((_, i) => i).filter((i) => !type || types[i] === type);
+    const pick = seqs.map((_, i) => i).filter((i) => (!type || baseType(types[i]) === type) && want(types[i]));
     const red = JSON.parse(r.redactions) as Record<string, string[]>;
     const evs = eventsAt(
       join(home, 'sessions', r.session, LOG_FILE),
@@ -404,7 +426,7 @@ export function searchIndex(db: Db, home: string, query: string, f: SearchFilter
     );
     pick.forEach((i, k) => {
       const ev = evs[k];
-      if (ev === null || hits.length >= want) return;
+      if (ev === null || hits.length >= wanted) return;
       const text = presentedText(eventText(ev), red[seqs[i]]);
       if (!matchesAll(text, terms)) return;
       const hit = hitOf(ev, text, f, { session: r.session, title: r.title, workspace: r.cwd, score: Math.round(-r.score * 1000) / 1000 || 0 }, terms);
@@ -413,12 +435,12 @@ export function searchIndex(db: Db, home: string, query: string, f: SearchFilter
   };
   // The best chunks first (a top-N query); when their events do not give enough hits (the
   // words are spread over different events, or the filter leaves most out), one ranked pass over the rest.
-  const head = db.prepare(`${sql} LIMIT ?`).all(...args, want) as Row[];
+  const head = db.prepare(`${sql} LIMIT ?`).all(...args, wanted) as Row[];
   for (const r of head) {
-    if (hits.length >= want) break;
+    if (hits.length >= wanted) break;
     take(r);
   }
-  if (hits.length < want && head.length === want) {
+  if (hits.length < wanted && head.length === wanted) {
     let skip = head.length;
     for (const r of db.prepare(sql).iterate(...args) as Iterable<Row>) {
       if (skip > 0) {
@@ -426,7 +448,7 @@ export function searchIndex(db: Db, home: string, query: string, f: SearchFilter
         continue;
       }
       take(r);
-      if (hits.length >= want) break;
+      if (hits.length >= wanted) break;
     }
   }
   const now = f.nowMs ?? Date.now();
@@ -456,7 +478,7 @@ export function searchByScan(home: string, query: string, f: SearchFilter): Sear
         }
     });
     const type = wantsItems(f) ? 'transcript.item' : f.type;
-    const keep = [...texts].filter(([, t]) => (!type || t.type === type) && matchesAll(t.text, terms));
+    const keep = [...texts].filter(([, t]) => (!type || baseType(t.type) === type) && matchesAll(t.text, terms));
     const evs = eventsAt(
       path,
       keep.map(([, t]) => t.off),

@@ -316,7 +316,7 @@ export class FsStore {
     const riders = opts.isCreate || opts.expectedSeq !== undefined ? [] : (this.riders.get(id) ?? []);
     const all = [...riders.flatMap((r) => r.inputs), ...inputs];
     if (all.length === 0) return [];
-    const redacted = all.map((e) => ({ ...e, payload: redactValue(e.payload) }));
+    const redacted = all.map((e) => (e.preRedacted ? e : { ...e, payload: redactValue(e.payload) }));
     const stored = appendLocked(this.dir(id), id, redacted, nowIso, {
       expectedSeq: opts.expectedSeq,
       check: (tail) => {

@@ -441,7 +441,8 @@ function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: Transc
     const out: StoredEvent[] = [];
     for (let i = 0; i < fresh.length; i += APPEND_BATCH) {
       const batch = fresh.slice(i, i + APPEND_BATCH);
-      const inputs: EventInput[] = batch.map((item) => ({ type: 'transcript.item', surface: req.writer.surface, actor: actorOf(item.role), payload: item as unknown as Record<string, unknown> }));
+      // boundItem redacted every string of the item (before bounding it): the append need not scan it again.
+      const inputs: EventInput[] = batch.map((item) => ({ type: 'transcript.item', surface: req.writer.surface, actor: actorOf(item.role), payload: item as unknown as Record<string, unknown>, preRedacted: true }));
       let events: StoredEvent[] | null = null;
       if (i === 0 && creating) {
         // The session and its first items: one write, one fsync (null: another process made it meanwhile).
