@@ -15,7 +15,12 @@ const SHELL = '/bin/sh';
  */
 export function installedHookCommand(root: string, tmp: string, event: string): string {
   const userHome = fs.mkdtempSync(join(tmp, 'user-home-'));
-  runProcess(process.execPath, [join(root, 'bin', 'baton.cjs'), 'install', 'claude', '--json'], { HOME: userHome, BATON_HOME: join(userHome, 'unused') });
+  // Installed for the default store (no BATON_HOME, no XDG_STATE_HOME), so the entry names no
+  // store of its own (install bakes --home into an entry for any other store) and each run's
+  // BATON_HOME decides where it writes, as for a user whose store is the default.
+  runProcess(process.execPath, [join(root, 'bin', 'baton.cjs'), 'install', 'claude', '--json'], { HOME: userHome, BATON_HOME: undefined, XDG_STATE_HOME: undefined });
+  const settingsText = fs.readFileSync(join(userHome, '.claude', 'settings.json'), 'utf8');
+  if (settingsText.includes('--home')) throw new Error('bench setup: the installed entry names a store of its own');
   const settings = JSON.parse(fs.readFileSync(join(userHome, '.claude', 'settings.json'), 'utf8'));
   const command = settings?.hooks?.[event]?.[0]?.hooks?.[0]?.command;
   if (typeof command !== 'string') throw new Error(`bench setup: baton install claude wrote no ${event} command`);
