@@ -81,6 +81,32 @@ export interface CommandResult {
   printed?: boolean;
 }
 
+/**
+ * Text for people: through the pager when it is longer than a terminal's screen, as git does
+ * (`$BATON_PAGER`, else `$PAGER`, else `less -FRX`; an empty value or `cat` means none); never
+ * into a pipe or a file, and never under --json.
+ */
+export function writeText(text: string): void {
+  const out = process.stdout;
+  const pager = process.env.BATON_PAGER ?? process.env.PAGER ?? 'less -FRX';
+  const rows = out.isTTY ? out.rows || 24 : 0;
+  if (!out.isTTY || !process.stdin.isTTY || pager.trim() === '' || pager.trim() === 'cat' || countLines(text) < rows) {
+    out.write(text);
+    return;
+  }
+  // The pager gets the terminal; a pager that cannot start falls back to writing the text.
+  // Loaded here only: the lean `session list` process must not pay for child_process.
+  const { spawnSync } = process.getBuiltinModule('node:child_process') as typeof import('node:child_process');
+  const r = spawnSync(pager, { shell: true, input: text, stdio: ['pipe', 'inherit', 'inherit'], env: { LESS: 'FRX', ...process.env } });
+  if (r.error || r.status === 127) out.write(text);
+}
+
+function countLines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
 export function warn(g: GlobalOptions, code: string, message: string): void {
   if (!g.quiet) process.stderr.write(`baton: ${code} ${message}\n`);
 }
@@ -96,7 +122,7 @@ export async function run(g: GlobalOptions, body: () => CommandResult | Promise<
     } else if (g.json) writeFd(1, `${JSON.stringify(r.json)}\n`);
     else if (r.text !== undefined && !g.quiet) {
       const t = Array.isArray(r.text) ? r.text.join('\n') : r.text;
-      if (t.length) process.stdout.write(t.endsWith('\n') ? t : `${t}\n`);
+      if (t.length) writeText(t.endsWith('\n') ? t : `${t}\n`);
     }
     if (r.exitCode) process.exitCode = r.exitCode;
   } catch (e) {
