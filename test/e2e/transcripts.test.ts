@@ -362,7 +362,8 @@ for (const spec of SPECS) {
       const added = all.filter((e) => !old.has(key(e)));
       assert.equal(all.length, firstItems.length + added.length, 'every earlier item is still there once');
       const dump = () => JSON.stringify(added.map((e) => e.payload), null, 1).slice(0, 6000);
-      assert.ok(added.length >= 2, `the resume added ${added.length} items\n${dump()}`);
+      const types = () => fs.readdirSync(join(user.batonHome, 'sessions')).flatMap((s) => readJsonl(join(user.batonHome, 'sessions', s, 'events.jsonl')).map((e) => e.type));
+      assert.ok(added.length >= 2, `the resume added ${added.length} items\n${dump()}\nthe store's events: ${types().join(' ')}\nagent stderr: ${run.stderr.slice(-1500)}`);
       for (const e of added) assert.equal(e.payload.agent_session, sid, `a new item of another agent session\n${dump()}`);
       assert.equal(added.filter((e) => e.payload.role === 'user' && e.payload.kind === 'message' && String(e.payload.text).includes(RESUME_PROMPT)).length, 1, `the resumed prompt once\n${dump()}`);
       assert.equal(added.filter((e) => e.payload.role === 'assistant' && e.payload.kind === 'message' && String(e.payload.text).includes(RESUMED)).length, 1, `the resumed answer once\n${dump()}`);
