@@ -15,6 +15,7 @@ import { assertHostileSkipped, assertTruncatedLastLine, fixture, lineOf, offsetA
 
 const MAIN = 'gemini-0.61.0-session-2026-12-02T00-42-8d5c137a.jsonl';
 const STUB = 'gemini-0.61.0-session-2026-12-02T00-43-8d5c137a.jsonl';
+const SAME_MINUTE = 'gemini-0.61.0-resume-same-minute-2026-12-02T01-50-14d93b08.jsonl';
 const bytes = fixture('gemini', MAIN);
 const MODEL = 'gemini-2.5-flash';
 const USAGE = { input: 12, output: 6, cache_read: 0 };
@@ -100,6 +101,42 @@ describe('Gemini CLI 0.61.0 transcript reader', () => {
     assert.deepEqual(stub.items, []);
     assert.deepEqual(stub.skips, []);
     assert.equal(stub.state.meta.agentSession, '8d5c137a-dd97-430d-8bdd-ae3ce6ead11a');
+  });
+
+  test('a resume in the same minute re-lists the conversation in the original file (new times, no tokens): no item is recorded again with less, across a cursor', () => {
+    // Recorded by test/e2e/transcripts.test.ts (Gemini CLI 0.61.0, `gemini --resume ID -p` less
+    // than a minute after the first run): no stub, a second header and two `$set.messages` in
+    // the original file, the model messages rebuilt without `tokens` or `model`.
+    const b = fixture('gemini', SAME_MINUTE);
+    const header = lineOf(b, /"startTime":"2026-12-02T01:50:24/);
+    assert.ok(header > 2, 'the resumed run wrote a second header into the file');
+    const whole = parseAll(geminiReader, b);
+    assert.deepEqual(whole.skips, []);
+    const byId = new Map<string, RawItem>();
+    for (const i of whole.items.map((x) => x.raw)) {
+      const seen = byId.get(i.item_id);
+      if (seen) assert.deepEqual(view(i), view(seen), `item ${i.item_id} would supersede its record`);
+      else byId.set(i.item_id, i);
+    }
+    // Read as two captures (the first run's turn end, then the resume's), the state through JSON as the cursor keeps it.
+    const cut = offsetAfterLine(b, header - 1);
+    const state = newParseState();
+    const first = parseJsonlChunk(geminiReader, b.subarray(0, cut), 1, state).items.map((i) => i.raw);
+    const carried = JSON.parse(JSON.stringify(state));
+    const added = parseJsonlChunk(geminiReader, b.subarray(cut), header, carried).items.map((i) => i.raw);
+    const before = new Set(first.map((i) => i.item_id));
+    assert.deepEqual(
+      added.filter((i) => before.has(i.item_id)).map((i) => i.item_id),
+      [],
+      'the re-listed messages came back',
+    );
+    assert.deepEqual(
+      added.map((i) => [i.role, i.kind, i.text]),
+      [
+        ['user', 'message', 'Are the notes still there?'],
+        ['assistant', 'message', 'Resumed: notes.txt and plan.md are still there.'],
+      ],
+    );
   });
 
   test('a last line still being written is left unconsumed and read whole later', () => {

@@ -15,7 +15,13 @@
 // changes (a model message gains its `toolCalls` once they ran). No format version.
 //
 // Mapping (the same message id always gives the same item ids, so a record written again, or
-// listed again by `$set.messages`, is the same item: idempotence drops it, a change supersedes):
+// listed again by `$set.messages`, is the same item: idempotence drops it, a change supersedes).
+// A resume started in the same minute as the session writes its fresh header and re-list into
+// the original file (no stub), the re-listed model messages rebuilt from the API history:
+// a new timestamp, no `tokens`, no `model`. So a message this file already holds as its own
+// record is left out of a later `$set.messages` (the ids of the last RECORDED_IDS such records
+// are kept in `state.own.recorded`): a re-list never supersedes the full record with less.
+// Seen: test/fixtures/transcripts/gemini/gemini-0.61.0-resume-same-minute-*.jsonl.
 // - `user`, text parts → user message (id = message id), the hook context Gemini wraps into
 //   it (`<hook_context>`) stripped; `<session_context>` (the CLI's own context) → none (its
 //   first workspace directory is the session's cwd); functionResponse parts → none: a
@@ -45,6 +51,24 @@ function usageOf(t: unknown): ItemUsage | undefined {
   const o = t as Record<string, unknown>;
   const n = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
   return { input: n(o.input), output: n(o.output), cache_read: n(o.cached) };
+}
+
+/** How many ids of messages seen as their own records a file's parse state keeps (bounded cursor state). */
+const RECORDED_IDS = 1024;
+
+function recorded(state: ParseState): string[] {
+  const r = state.own.recorded;
+  if (Array.isArray(r)) return r as string[];
+  const fresh: string[] = [];
+  state.own.recorded = fresh;
+  return fresh;
+}
+
+function remember(id: string, state: ParseState): void {
+  const r = recorded(state);
+  if (r.includes(id)) return;
+  r.push(id);
+  if (r.length > RECORDED_IDS) r.splice(0, r.length - RECORDED_IDS);
 }
 
 const WORKSPACE_RE = /\*\*Workspace Directories:\*\*\n\s*- ([^\n]+)/;
@@ -122,8 +146,10 @@ function resultOf(result: unknown): string | null {
 function listed(messages: unknown, state: ParseState): RawItem[] {
   if (!Array.isArray(messages)) return [];
   const out: RawItem[] = [];
+  const known = new Set(recorded(state));
   for (const m of messages) {
     if (!m || typeof m !== 'object' || typeof (m as { id?: unknown }).id !== 'string') continue;
+    if (known.has((m as { id: string }).id)) continue;
     try {
       out.push(...messageItems(m as Record<string, unknown>, state));
     } catch (e) {
@@ -178,7 +204,11 @@ export const geminiReader: JsonlReader = {
       state.meta.agentSession ??= str(set.sessionId);
       return listed(set.messages, state);
     }
-    if (typeof o.id === 'string') return messageItems(o, state);
+    if (typeof o.id === 'string') {
+      const items = messageItems(o, state);
+      remember(o.id, state);
+      return items;
+    }
     if (typeof o.sessionId === 'string' && typeof o.projectHash === 'string') {
       state.meta.agentSession ??= o.sessionId;
       state.meta.startedAt ??= str(o.startTime);
