@@ -83,7 +83,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
     .command('hook')
     .description('run the hook for a provider (what installed entries call; payload on stdin)')
     .argument('<provider>', PROVIDER_NAMES.join(' | '))
-    .option('--aspects <list>', 'aspects to run: session,prompt,pointer (default all)')
+    .option('--aspects <list>', 'aspects to run: session,prompt,pointer,transcript (default all)')
     .action((provider: string, o) => {
       hookMain({ provider, aspects: o.aspects, home: globals().home }, () => transcriptAspect);
     });
@@ -93,7 +93,7 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
     .description("add baton's hook entries to a provider's settings file")
     .argument('<provider>', PROVIDER_NAMES.join(' | '))
     .option('--scope <scope>', 'user | project | local', 'user')
-    .option('--aspects <list>', 'aspects to run: session,prompt,pointer (default all); skill (claude) installs baton\'s SKILL.md; mcp adds baton\'s MCP server')
+    .option('--aspects <list>', 'aspects to run: session,prompt,pointer,transcript (default all); skill (claude) installs baton\'s SKILL.md; mcp adds baton\'s MCP server')
     .option('--dry-run', 'print the diff, change nothing')
     .option('--force', 'replace an earlier baton entry that differs')
     .action((name: string, o) =>
