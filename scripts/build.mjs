@@ -55,20 +55,21 @@ await build({ ...common, entryPoints: ['src/hooks/transcript.ts'], outfile: 'dis
 // One byte a character: a bundle with a single non-ASCII character becomes a two-byte string in
 // V8 (decoded, hashed and held at twice the size on every hook; docs/adr/0018). esbuild escapes
 // strings but not regular expression literals: write such characters as \u escapes.
-{
-  const text = await readFile('dist/hook.cjs', 'latin1');
+for (const file of ['dist/hook.cjs', 'dist/hook-transcript.cjs']) {
+  const text = await readFile(file, 'latin1');
   const at = text.search(/[^\x00-\x7f]/);
-  if (at >= 0) throw new Error(`dist/hook.cjs must be ASCII: non-ASCII byte at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 60), at + 20))}`);
+  if (at >= 0) throw new Error(`${file} must be ASCII (the loader reads it as latin1): non-ASCII byte at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 60), at + 20))}`);
 }
 // The hook's loader: runs dist/hook.cjs through the V8 code cache named by the bundle's hash.
 const hookSha = createHash('sha256').update(await readFile('dist/hook.cjs')).digest('hex');
+const transcriptSha = createHash('sha256').update(await readFile('dist/hook-transcript.cjs')).digest('hex');
 await build({
   ...common,
   entryPoints: ['src/hooks/boot.ts'],
   outfile: 'dist/hook-boot.cjs',
   minifyWhitespace: true,
   minifySyntax: true,
-  define: { ...common.define, BATON_HOOK_SHA: JSON.stringify(hookSha) },
+  define: { ...common.define, BATON_HOOK_SHA: JSON.stringify(hookSha), BATON_TRANSCRIPT_SHA: JSON.stringify(transcriptSha) },
 });
 await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs', external: [...common.external, './team.cjs'] });
 // `team` and `sync` alone (dist/cli.cjs requires it for them): the replicator with `postgres`, kept out of every other bundle.

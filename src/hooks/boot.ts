@@ -6,21 +6,30 @@
 import { join } from 'node:path';
 import { resolveHome } from '../store/home.ts';
 import { parseHookArgs } from './args.ts';
-import { runWithCodeCache } from './codecache.ts';
+import { type CachedRun, runWithCodeCache } from './codecache.ts';
 
-/** The sha-256 of dist/hook.cjs, written in by scripts/build.mjs. */
+/** The sha-256 of dist/hook.cjs and of dist/hook-transcript.cjs, written in by scripts/build.mjs. */
 declare const BATON_HOOK_SHA: string;
+declare const BATON_TRANSCRIPT_SHA: string;
 
 /** The cache's bit for each kind of event (codecache.ts: which kinds a cache covers). */
 const KIND_BITS: Record<string, number> = { start: 1, prompt: 2, 'pre-compact': 4, end: 8, 'turn-end': 16 };
 
 const home = resolveHome(parseHookArgs(process.argv.slice(3)).home);
+// The transcript aspect's bundle, when an event needs it, goes through its own code cache too
+// (dist/hook.cjs asks for it by this symbol; without the loader it requires the file).
+let transcriptRun: CachedRun<unknown> | undefined;
+(globalThis as Record<symbol, unknown>)[Symbol.for('baton.hook-transcript')] = (): unknown => {
+  transcriptRun ??= runWithCodeCache(join(__dirname, 'hook-transcript.cjs'), BATON_TRANSCRIPT_SHA, home, require, 'capture');
+  return transcriptRun.exports;
+};
 const run = runWithCodeCache<{ ran?: { stored?: boolean; kind?: string } }>(join(__dirname, 'hook.cjs'), BATON_HOOK_SHA, home, require);
 const ran = run.exports.ran;
 if (ran?.stored && process.env.BATON_VERIFY !== '1') {
   const kind = (ran.kind !== undefined && Object.hasOwn(KIND_BITS, ran.kind) && KIND_BITS[ran.kind]) || 0;
   // save() decides the same; asked here first, it is not even compiled when the cache serves.
   if (run.cache !== 'used' || (run.covered & kind) !== kind) run.save(kind);
+  if (transcriptRun && transcriptRun.cache !== 'used') transcriptRun.save(1);
 }
 // Everything the hook says went out through synchronous writes and nothing is pending: the
 // process ends here, without the teardown of a natural exit (freeing the heap page by page;

@@ -43,11 +43,12 @@ export interface CodeCache {
 export const cacheDirOf = (home: string): string => `${home}/cache`;
 
 /**
- * The cache file's name: `hook-<build hash>-<size>-<mtime>--` (the bundle; the writer keeps
- * files of this prefix only) and this Node's version and arch.
+ * The cache file's name: `<kind>-<build hash>-<size>-<mtime>--` (the bundle; the writer keeps
+ * files of this prefix only among those of its kind) and this Node's version and arch. Kinds:
+ * `hook` (dist/hook.cjs) and `capture` (dist/hook-transcript.cjs), each pruned on its own.
  */
-export function cacheNameOf(bundleHash: string, size: number, mtimeMs: number): string {
-  return `hook-${bundleHash.slice(0, 16)}-${size}-${Math.floor(mtimeMs)}--${process.version}-${process.arch}${SUFFIX}`;
+export function cacheNameOf(bundleHash: string, size: number, mtimeMs: number, kind = 'hook'): string {
+  return `${kind}-${bundleHash.slice(0, 16)}-${size}-${Math.floor(mtimeMs)}--${process.version}-${process.arch}${SUFFIX}`;
 }
 
 /** A folder or file we may trust: ours, not writable by group or others. */
@@ -155,8 +156,9 @@ export function writeCodeCache(dir: string, name: string, make: () => CodeCache)
     renameSync(tmp, join(dir, name));
     tmp = undefined;
     const keep = name.slice(0, name.indexOf('--') + 2);
+    const kind = name.slice(0, name.indexOf('-') + 1);
     for (const n of readdirSync(dir)) {
-      if (n.startsWith('hook-') && n.endsWith(SUFFIX) && !n.startsWith(keep)) unlinkSync(join(dir, n));
+      if (n.startsWith(kind) && n.endsWith(SUFFIX) && !n.startsWith(keep)) unlinkSync(join(dir, n));
     }
     return true;
   } catch {
@@ -189,7 +191,7 @@ export interface CachedRun<T> {
  * is the file's build hash (the build writes it into the loader). `req` serves the file's own
  * require() calls (the hook bundle requires only node: built-ins).
  */
-export function runWithCodeCache<T>(file: string, bundleHash: string, home: string, req: NodeJS.Require): CachedRun<T> {
+export function runWithCodeCache<T>(file: string, bundleHash: string, home: string, req: NodeJS.Require, kind = 'hook'): CachedRun<T> {
   const fd = openSync(file, constants.O_RDONLY);
   let source: string;
   let size: number;
@@ -205,7 +207,7 @@ export function runWithCodeCache<T>(file: string, bundleHash: string, home: stri
     closeSync(fd);
   }
   const dir = `${home}/cache`; // cacheDirOf(home), inline: one function less to compile
-  const name = cacheNameOf(bundleHash, size, mtimeMs);
+  const name = cacheNameOf(bundleHash, size, mtimeMs, kind);
   const cached = readCodeCache(dir, name);
   const cachedData = cached?.data;
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n})`;

@@ -7,7 +7,11 @@ import { parseHookArgs } from './args.ts';
 import { hookMain } from './main.ts';
 import type { transcriptAspect } from './transcript.ts';
 
-// The readers and the capture engine are their own bundle, required only by an event that captures.
-const transcript = (): typeof transcriptAspect => require(join(__dirname, 'hook-transcript.cjs')).transcriptAspect;
+// The readers and the capture engine are their own bundle, loaded only by an event that captures:
+// through the loader's code cache (boot.ts) when it ran us, else required.
+const transcript = (): typeof transcriptAspect => {
+  const viaCache = (globalThis as Record<symbol, unknown>)[Symbol.for('baton.hook-transcript')] as (() => { transcriptAspect: typeof transcriptAspect }) | undefined;
+  return (viaCache ? viaCache() : require(join(__dirname, 'hook-transcript.cjs'))).transcriptAspect;
+};
 
 export const ran = hookMain(parseHookArgs(process.argv.slice(3)), transcript);
