@@ -11,7 +11,7 @@ export function safeHref(url: string): string | null {
 }
 
 // Inline: `code`, **bold** / __bold__, *italic* / _italic_, [text](url).
-const INLINE = /(`+)([\s\S]+?)\1|\*\*(?=\S)([\s\S]+?)\*\*|__(?=\S)([\s\S]+?)__|\*(?=[^\s*])([^*]+?)\*|(?<![A-Za-z0-9])_(?=[^\s_])([^_]+?)_(?![A-Za-z0-9])|\[([^\]\n]+)\]\(([^()\s]+)\)/g;
+const INLINE = /(`+)([\s\S]+?)\1|\*\*(?=\S)([\s\S]+?)\*\*|(?<![A-Za-z0-9_])__(?=\S)([\s\S]+?)__(?![A-Za-z0-9_])|\*(?=[^\s*])([^*]+?)\*|(?<![A-Za-z0-9_])_(?=[^\s_])([^_]+?)_(?![A-Za-z0-9_])|\[([^\]\n]+)\]\(([^()\s]+)\)/g;
 
 export function inline(text: string, key = 'i'): ReactNode[] {
   const out: ReactNode[] = [];
