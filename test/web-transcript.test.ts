@@ -117,6 +117,10 @@ test('the transcript shows the prompt, the answer with its model, and a folded W
   // The fake token the model printed was redacted before it reached the log, so the page never has it.
   assert.doesNotMatch((await t.textContent()) ?? '', /ghp_A1b2/);
   await page.screenshot({ path: '/tmp/web-transcript.png', fullPage: true });
+  await page.setViewportSize({ width: 960, height: 760 });
+  await t.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: '/tmp/web-transcript-960.png' });
+  await page.setViewportSize({ width: 1200, height: 900 });
   await axe(page, 'a transcript with an open tool call');
 });
 
