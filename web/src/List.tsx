@@ -1,9 +1,12 @@
 // The sessions list (web.md, Sessions): newest first, filters in the URL, keyset paging
-// through thread/list's nextCursor, and a search box with the index's ranked snippets.
+// through thread/list's nextCursor, and a search box with the index's ranked snippets. The
+// session-id and agent filters are applied in the page to the rows loaded so far (thread/list
+// has neither): the agent is the open episode's provider, for a hit the item's agent.
 import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
 import type { ProjectListResult, SearchResult, ThreadListResult } from '../../src/client/index.ts';
 import { describeError, onConn, rpc } from './api.ts';
 import { age, short, snippetParts } from './format.ts';
+import { AGENTS } from './Transcript.tsx';
 import { type Route, navigate } from './route.ts';
 
 type Row = ThreadListResult['data'][number];
@@ -121,24 +124,30 @@ export function List({ route }: { route: ListRoute }) {
     return () => io.disconnect();
   });
 
-  const set = (patch: Partial<ListRoute>) => navigate({ ...route, ...patch });
+  const set = (patch: Partial<ListRoute>, replace = false) => navigate({ ...route, ...patch }, replace);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     set({ q: query.trim() });
   };
 
-  const shown: unknown[] = hits ?? rows;
+  const sid = (route.sid ?? '').trim().toLowerCase();
+  const agent = route.agent ?? '';
+  const rowsShown = rows.filter((r) => (!sid || r.id.toLowerCase().includes(sid)) && (!agent || r.open_episode?.provider === agent));
+  const hitsShown = hits?.filter((h) => (!sid || h.session.toLowerCase().includes(sid)) && (!agent || h.agent === agent)) ?? null;
+  const shown: unknown[] = hitsShown ?? rowsShown;
   const focusRow = (i: number) => {
     const n = Math.max(0, Math.min(shown.length - 1, i));
     setSel(n);
     (list.current?.querySelectorAll<HTMLAnchorElement>('a.open')[n] ?? null)?.focus();
-    if (!hits && n >= rows.length - 5 && cursor && !loading) void load(cursor);
+    if (!hits && n >= rowsShown.length - 5 && cursor && !loading) void load(cursor);
   };
-  const open = (id: string) => (e: React.MouseEvent) => {
+  const open = (id: string, at?: number) => (e: React.MouseEvent) => {
     if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
     e.preventDefault();
-    navigate({ kind: 'session', id });
+    navigate(at ? { kind: 'session', id, at } : { kind: 'session', id });
   };
+  /** A hit on a transcript item opens the session at that item (?at=seq). */
+  const hitAt = (h: Hit) => (h.kind ? h.seq : undefined);
 
   return (
     <main className="list-view">
@@ -185,8 +194,23 @@ export function List({ route }: { route: ListRoute }) {
             }}
           />
         </label>
+        <label>
+          <span className="lbl">Session id</span>
+          <input type="text" placeholder="part of an id" value={route.sid ?? ''} onChange={(e) => set({ sid: e.target.value }, true)} />
+        </label>
+        <label>
+          <span className="lbl">Agent</span>
+          <select value={agent} onChange={(e) => set({ agent: e.target.value })}>
+            <option value="">any</option>
+            {AGENTS.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
+          </select>
+        </label>
         <button type="submit">Search</button>
-        {(route.q || route.state || route.project || route.ws) && (
+        {(route.q || route.state || route.project || route.ws || route.sid || route.agent) && (
           <button type="button" className="quiet" onClick={() => navigate({ kind: 'list', state: '', project: '', ws: '', q: '' })}>
             Clear
           </button>
@@ -198,19 +222,31 @@ export function List({ route }: { route: ListRoute }) {
           <strong>{error.code}</strong> {error.message}
         </p>
       )}
-      {hits && (
+      {hitsShown && (
         <p className="count" aria-live="polite">
-          {hits.length} {hits.length === 1 ? 'hit' : 'hits'} for “{route.q}”
+          {hitsShown.length} {hitsShown.length === 1 ? 'hit' : 'hits'} for “{route.q}”
+        </p>
+      )}
+      {!hitsShown && (sid || agent) && (
+        <p className="count" aria-live="polite">
+          {rowsShown.length} of the {rows.length} sessions loaded match{cursor ? ' (More loads further ones)' : ''}
         </p>
       )}
       <ol ref={list} className="rows" aria-label={hits ? 'Search hits' : 'Sessions'}>
-        {hits
-          ? hits.map((h, i) => (
+        {hitsShown
+          ? hitsShown.map((h, i) => (
               <li key={`${h.session}:${h.seq}`} className={i === sel ? 'sel' : ''}>
-                <a className="open" href={`?s=${encodeURIComponent(h.session)}`} onClick={open(h.session)} onFocus={() => setSel(i)}>
+                <a className="open" href={`?s=${encodeURIComponent(h.session)}${hitAt(h) ? `&at=${h.seq}` : ''}`} onClick={open(h.session, hitAt(h))} onFocus={() => setSel(i)}>
                   <span className="title">{h.title || short(h.session)}</span>
                   <span className="meta">
                     <span className="badge">{h.type}</span> #{h.seq} · score {h.score} · {h.workspace ?? '—'}
+                    {h.kind && (
+                      <span>
+                        {h.agent} {h.role}/{h.kind}
+                        {h.tool ? ` ${h.tool}` : ''}
+                        {h.files?.length ? ` [${h.files.join(', ')}]` : ''} · {age(h.at)}
+                      </span>
+                    )}
                   </span>
                   <span className="snippet">
                     {snippetParts(h.snippet).map((p, k) =>
@@ -226,7 +262,7 @@ export function List({ route }: { route: ListRoute }) {
                 </a>
               </li>
             ))
-          : rows.map((r, i) => (
+          : rowsShown.map((r, i) => (
               <li key={r.id} className={i === sel ? 'sel' : ''}>
                 <a className="open" href={`?s=${encodeURIComponent(r.id)}`} onClick={open(r.id)} onFocus={() => setSel(i)}>
                   <span className="title">{r.title || short(r.id)}</span>
@@ -243,7 +279,7 @@ export function List({ route }: { route: ListRoute }) {
               </li>
             ))}
       </ol>
-      {!hits && rows.length === 0 && !loading && !error && <p className="empty">No sessions here. Start one with the CLI: baton session start</p>}
+      {!hits && rowsShown.length === 0 && !loading && !error && <p className="empty">No sessions here. Start one with the CLI: baton session start</p>}
       {!hits && cursor && (
         <button ref={more} type="button" className="more" disabled={loading} onClick={() => void load(cursor)}>
           {loading ? 'Loading…' : 'More'}

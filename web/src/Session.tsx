@@ -1,5 +1,6 @@
 // A session (web.md, A session): header and banners, the pointer panel, lease and the
-// continue actions, refs, artifacts, episodes with their frozen start contexts, and the
+// continue actions, refs, artifacts, episodes with their frozen start contexts, the
+// transcript (Transcript.tsx) and the
 // virtualised timeline fed by event/replay pages and kept live by event/subscribe.
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import type { EpisodeListResult, EventAppendedNotification, PointerGetResult, ThreadReadResult } from '../../src/client/index.ts';
@@ -7,6 +8,7 @@ import { nextAction, pointerAgeSeconds } from '../../src/pointer/rules.ts';
 import { authFetch, describeError, onConn, rpc } from './api.ts';
 import { age, eventText } from './format.ts';
 import { navigate } from './route.ts';
+import { Transcript } from './Transcript.tsx';
 import { Window } from './Window.tsx';
 
 type Thread = ThreadReadResult['thread'];
@@ -34,7 +36,7 @@ function useNow(ms = 5000): number {
   return now;
 }
 
-export function Session({ id }: { id: string }) {
+export function Session({ id, at }: { id: string; at?: number }) {
   const [thread, setThread] = useState<Thread | null>(null);
   const [pointer, setPointer] = useState<PointerGetResult | null>(null);
   const [episodes, setEpisodes] = useState<Episode[]>([]);
@@ -470,6 +472,7 @@ export function Session({ id }: { id: string }) {
           )}
         </section>
       </div>
+      <Transcript id={thread.id} at={at} />
       <section aria-labelledby="h-tl" className="timeline">
         <h2 id="h-tl">
           Timeline <span className="muted">({total} events, newest at the bottom)</span>

@@ -32,7 +32,7 @@ function App() {
           Connection to baton serve lost — reconnecting; live events resume from the last one seen.
         </p>
       )}
-      {route.kind === 'session' ? <Session key={route.id} id={route.id} /> : <List route={route} />}
+      {route.kind === 'session' ? <Session key={route.id} id={route.id} at={route.at} /> : <List route={route} />}
     </>
   );
 }
