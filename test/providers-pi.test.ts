@@ -45,7 +45,8 @@ test('pi (user scope): install writes ~/.pi/agent/extensions/baton.ts, a second 
   const file = join(w.home, '.pi', 'agent', 'extensions', 'baton.ts');
   const hooks = entriesOf(file);
   assert.deepEqual(Object.keys(hooks), ['session_start', 'input', 'session_before_compact', 'session_shutdown', 'agent_end']);
-  for (const c of Object.values(hooks)) assert.equal(c, `${process.execPath} ${BIN} hook pi`);
+  // The store is not the default one (BATON_HOME): the entry names it (docs/hooks.md).
+  for (const c of Object.values(hooks)) assert.equal(c, `${process.execPath} ${BIN} hook pi --home ${w.store}`);
   assert.match(fs.readFileSync(file, 'utf8'), /^const TIMEOUT_MS = 10000;$/m);
   const before = fs.readFileSync(file, 'utf8');
   const again = ok(w, ['install', 'pi', '--json']);
