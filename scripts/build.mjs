@@ -82,6 +82,36 @@ await build({ ...common, entryPoints: ['src/server/entry.ts'], outfile: 'dist/se
 // `baton mcp` alone (bin/baton.cjs routes it here): the MCP server with the SDK (~100 ms to load), kept out of every other bundle.
 // It requires dist/team.cjs only when context_append's resume takes a team's shared session.
 await build({ ...common, entryPoints: ['src/mcp/entry.ts'], outfile: 'dist/mcp.cjs', minifyWhitespace: true, minifySyntax: true, external: [...common.external, './team.cjs'] });
+// `baton pick` alone (bin/baton.cjs routes it here): the terminal picker with Ink and React (docs/adr/0063),
+// kept out of every other bundle. ESM, because Ink and its layout engine (yoga-layout's WebAssembly)
+// use top-level await; `require`, `__filename` and `__dirname` are given to the CommonJS modules bundled
+// in (React, better-sqlite3). Ink's CI detection is replaced by false: the picker refuses to run
+// without a terminal, and with one it must draw (Ink under CI=true draws only the last frame, on exit).
+await build({
+  ...common,
+  entryPoints: ['src/cli/pick-entry.ts'],
+  outfile: 'dist/pick.mjs',
+  format: 'esm',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  define: { ...common.define, 'process.env.NODE_ENV': '"production"' },
+  banner: {
+    js: "import { createRequire as __batonRequire } from 'node:module'; import { fileURLToPath as __batonPath } from 'node:url'; import { dirname as __batonDir } from 'node:path'; const require = __batonRequire(import.meta.url); const __filename = __batonPath(import.meta.url); const __dirname = __batonDir(__filename);",
+  },
+  // Not named-node-imports: in ESM a named import of a member the module lacks (a type such as
+  // fs.BigIntStats) is a link error, and a namespace import there runs no lazy getter.
+  plugins: [
+    {
+      name: 'ink-not-in-ci',
+      setup(b) {
+        b.onResolve({ filter: /^is-in-ci$/ }, () => ({ path: 'is-in-ci', namespace: 'baton-pick' }));
+        // Ink's React DevTools hook (DEV=true only) would import react-devtools-core, not installed: left out.
+        b.onResolve({ filter: /^\.\/devtools\.js$/ }, (a) => (a.importer.includes('/ink/') ? { path: 'devtools', namespace: 'baton-pick' } : undefined));
+        b.onLoad({ filter: /.*/, namespace: 'baton-pick' }, (a) => ({ contents: a.path === 'is-in-ci' ? 'export default false;' : 'export {};', loader: 'js' }));
+      },
+    },
+  ],
+});
 // `baton/client` (package.json exports): the typed app-server client, ESM and CommonJS, with its declarations.
 await build({ ...common, entryPoints: ['src/client/index.ts'], outfile: 'dist/client.cjs', external: [] });
 await build({ ...common, entryPoints: ['src/client/index.ts'], outfile: 'dist/client.mjs', format: 'esm', external: [] });

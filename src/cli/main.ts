@@ -2,6 +2,7 @@
 // registers itself here; rules live below (core, store, pointer, index, providers).
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { adoptNativeSha256 } from '../core/hash.ts';
 import { registerExchangeCommands } from './exchange.ts';
@@ -62,6 +63,13 @@ export function buildProgram(): Command {
     .description("baton's MCP server on stdio, for an agent's MCP configuration (docs/mcp.md)")
     // bin/baton.cjs routes `baton mcp` to dist/mcp.cjs; reached here only after global options.
     .action(() => require(join(__dirname, 'mcp.cjs')));
+  program
+    .command('pick')
+    .description('pick a session in the terminal: filter, search, preview, continue (docs/cli.md)')
+    .option('--all', 'every workspace')
+    .option('--print', "print the chosen session's id and its continue command")
+    // bin/baton.cjs routes `baton pick` to dist/pick.mjs (Ink); reached here only after global options.
+    .action(() => import(pathToFileURL(join(__dirname, 'pick.mjs')).href));
   return program;
 }
 
