@@ -108,6 +108,26 @@ await build({
         // Ink's React DevTools hook (DEV=true only) would import react-devtools-core, not installed: left out.
         b.onResolve({ filter: /^\.\/devtools\.js$/ }, (a) => (a.importer.includes('/ink/') ? { path: 'devtools', namespace: 'baton-pick' } : undefined));
         b.onLoad({ filter: /.*/, namespace: 'baton-pick' }, (a) => ({ contents: a.path === 'is-in-ci' ? 'export default false;' : 'export {};', loader: 'js' }));
+        // yoga-layout's Emscripten loader decodes its inlined WebAssembly itself (~80 ms of every
+        // start); handed the bytes through its instantiateWasm hook it takes ~10 ms. The base64
+        // moves out of the loader's source into an export, decoded with Buffer.
+        b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, async (a) => {
+          const src = await readFile(a.path, 'utf8');
+          const m = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/.exec(src);
+          if (!m) throw new Error('yoga-layout: no inlined WebAssembly found (a new version?): see docs/adr/0063');
+          return { contents: `${src.replace(m[1], '')}\nexport const YOGA_WASM_BASE64 = ${JSON.stringify(m[1])};\n`, loader: 'js' };
+        });
+        b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/ }, () => ({
+          contents: [
+            "import loadYoga, { YOGA_WASM_BASE64 } from '../binaries/yoga-wasm-base64-esm.js';",
+            "import wrapAssembly from './wrapAssembly.js';",
+            "const bytes = Buffer.from(YOGA_WASM_BASE64, 'base64');",
+            'const Yoga = wrapAssembly(await loadYoga({ instantiateWasm(imports, done) { WebAssembly.instantiate(bytes, imports).then((r) => done(r.instance)); return {}; } }));',
+            'export default Yoga;',
+            "export * from './generated/YGEnums.js';",
+          ].join('\n'),
+          loader: 'js',
+        }));
       },
     },
   ],
