@@ -105,8 +105,9 @@ await build({
       name: 'ink-not-in-ci',
       setup(b) {
         b.onResolve({ filter: /^is-in-ci$/ }, () => ({ path: 'is-in-ci', namespace: 'baton-pick' }));
-        // Ink's React DevTools hook (DEV=true only) would import react-devtools-core, not installed: left out.
-        b.onResolve({ filter: /^\.\/devtools\.js$/ }, (a) => (a.importer.includes('/ink/') ? { path: 'devtools', namespace: 'baton-pick' } : undefined));
+        // Ink's React DevTools hook (DEV=true only) would import react-devtools-core (not installed) and ws
+        // (which loads http, tls, zlib on every start): left out.
+        b.onResolve({ filter: /^\.\/devtools(-window-polyfill)?\.js$/ }, (a) => (a.importer.includes('/ink/') ? { path: 'devtools', namespace: 'baton-pick' } : undefined));
         b.onLoad({ filter: /.*/, namespace: 'baton-pick' }, (a) => ({ contents: a.path === 'is-in-ci' ? 'export default false;' : 'export {};', loader: 'js' }));
         // yoga-layout's Emscripten loader decodes its inlined WebAssembly itself (~80 ms of every
         // start); handed the bytes through its instantiateWasm hook it takes ~10 ms. The base64

@@ -162,7 +162,7 @@ function columns(width: number): number[] {
   const project = width >= 100 ? 20 : 12;
   const when = 8;
   const pointer = 8;
-  return [Math.max(8, width - 2 - agent - project - when - pointer - 4), agent, project, when, pointer];
+  return [Math.max(8, width - agent - project - when - pointer - 4), agent, project, when, pointer];
 }
 
 const cells = (values: string[], width: number): string =>
@@ -170,7 +170,7 @@ const cells = (values: string[], width: number): string =>
     .map((w, i) => pad(values[i], w))
     .join(' ');
 
-/** A list row, `width - 2` columns (the marker takes two): title, agent(s), project, last activity, pointer status. */
+/** A list row, `width` columns (the caller gives the two of the marker to no one else): title, agent(s), project, last activity, pointer status. */
 export function rowLine(r: PickRow, width: number, nowMs: number): string {
   return cells([r.title || r.id, r.agents.length ? r.agents.join(',') : '-', projectOf(r), ago(r.last_touched_at, nowMs), r.pointer_status ?? '-'], width);
 }
