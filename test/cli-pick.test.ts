@@ -74,15 +74,17 @@ function makeStore(): Store {
 
 /** A terminal: one tmux server of its own (its own socket), a plain shell with the prompt `$ `. */
 class Terminal {
-  readonly socket = `baton-pick-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  /** The server's socket, in the test's temp folder: removed with it. */
+  readonly socket: string;
   constructor(cwd: string, env: Record<string, string>, size = { x: 80, y: 24 }) {
+    this.socket = join(tmpDir('baton-pick-tmux-'), 'sock');
     const full: Record<string, string | undefined> = { ...process.env, ...env, PS1: '$ ', BATON_INSTANCE: undefined, BATON_SESSION: undefined, TMUX: undefined };
     for (const k of Object.keys(full)) if (full[k] === undefined) delete full[k];
-    const r = spawnSync('tmux', ['-L', this.socket, '-f', '/dev/null', 'new-session', '-d', '-x', String(size.x), '-y', String(size.y), '-c', cwd, "env PS1='$ ' bash --norc --noprofile"], { env: full as NodeJS.ProcessEnv, encoding: 'utf8' });
+    const r = spawnSync('tmux', ['-S', this.socket, '-f', '/dev/null', 'new-session', '-d', '-x', String(size.x), '-y', String(size.y), '-c', cwd, "env PS1='$ ' bash --norc --noprofile"], { env: full as NodeJS.ProcessEnv, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
   }
   tmux(...args: string[]): string {
-    const r = spawnSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+    const r = spawnSync('tmux', ['-S', this.socket, ...args], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     return r.stdout;
   }
@@ -110,7 +112,7 @@ class Terminal {
     return s;
   }
   close(): void {
-    spawnSync('tmux', ['-L', this.socket, 'kill-server']);
+    spawnSync('tmux', ['-S', this.socket, 'kill-server']);
   }
 }
 
