@@ -83,6 +83,57 @@ await build({ ...common, entryPoints: ['src/server/entry.ts'], outfile: 'dist/se
 // `baton mcp` alone (bin/baton.cjs routes it here): the MCP server with the SDK (~100 ms to load), kept out of every other bundle.
 // It requires dist/team.cjs only when context_append's resume takes a team's shared session.
 await build({ ...common, entryPoints: ['src/mcp/entry.ts'], outfile: 'dist/mcp.cjs', minifyWhitespace: true, minifySyntax: true, external: [...common.external, './team.cjs'] });
+// `baton pick` alone (bin/baton.cjs routes it here): the terminal picker with Ink and React (docs/adr/0063),
+// kept out of every other bundle. ESM, because Ink and its layout engine (yoga-layout's WebAssembly)
+// use top-level await; `require`, `__filename` and `__dirname` are given to the CommonJS modules bundled
+// in (React, better-sqlite3). Ink's CI detection is replaced by false: the picker refuses to run
+// without a terminal, and with one it must draw (Ink under CI=true draws only the last frame, on exit).
+await build({
+  ...common,
+  entryPoints: ['src/cli/pick-entry.ts'],
+  outfile: 'dist/pick.mjs',
+  format: 'esm',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  define: { ...common.define, 'process.env.NODE_ENV': '"production"' },
+  banner: {
+    js: "import { createRequire as __batonRequire } from 'node:module'; import { fileURLToPath as __batonPath } from 'node:url'; import { dirname as __batonDir } from 'node:path'; const require = __batonRequire(import.meta.url); const __filename = __batonPath(import.meta.url); const __dirname = __batonDir(__filename);",
+  },
+  // Not named-node-imports: in ESM a named import of a member the module lacks (a type such as
+  // fs.BigIntStats) is a link error, and a namespace import there runs no lazy getter.
+  plugins: [
+    {
+      name: 'ink-not-in-ci',
+      setup(b) {
+        b.onResolve({ filter: /^is-in-ci$/ }, () => ({ path: 'is-in-ci', namespace: 'baton-pick' }));
+        // Ink's React DevTools hook (DEV=true only) would import react-devtools-core (not installed) and ws
+        // (which loads http, tls, zlib on every start): left out.
+        b.onResolve({ filter: /^\.\/devtools(-window-polyfill)?\.js$/ }, (a) => (a.importer.includes('/ink/') ? { path: 'devtools', namespace: 'baton-pick' } : undefined));
+        b.onLoad({ filter: /.*/, namespace: 'baton-pick' }, (a) => ({ contents: a.path === 'is-in-ci' ? 'export default false;' : 'export {};', loader: 'js' }));
+        // yoga-layout's Emscripten loader decodes its inlined WebAssembly itself (~80 ms of every
+        // start); handed the bytes through its instantiateWasm hook it takes ~10 ms. The base64
+        // moves out of the loader's source into an export, decoded with Buffer.
+        b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, async (a) => {
+          const src = await readFile(a.path, 'utf8');
+          const m = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/.exec(src);
+          if (!m) throw new Error('yoga-layout: no inlined WebAssembly found (a new version?): see docs/adr/0063');
+          return { contents: `${src.replace(m[1], '')}\nexport const YOGA_WASM_BASE64 = ${JSON.stringify(m[1])};\n`, loader: 'js' };
+        });
+        b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/ }, () => ({
+          contents: [
+            "import loadYoga, { YOGA_WASM_BASE64 } from '../binaries/yoga-wasm-base64-esm.js';",
+            "import wrapAssembly from './wrapAssembly.js';",
+            "const bytes = Buffer.from(YOGA_WASM_BASE64, 'base64');",
+            'const Yoga = wrapAssembly(await loadYoga({ instantiateWasm(imports, done) { WebAssembly.instantiate(bytes, imports).then((r) => done(r.instance)); return {}; } }));',
+            'export default Yoga;',
+            "export * from './generated/YGEnums.js';",
+          ].join('\n'),
+          loader: 'js',
+        }));
+      },
+    },
+  ],
+});
 // `baton/client` (package.json exports): the typed app-server client, ESM and CommonJS, with its declarations.
 await build({ ...common, entryPoints: ['src/client/index.ts'], outfile: 'dist/client.cjs', external: [] });
 await build({ ...common, entryPoints: ['src/client/index.ts'], outfile: 'dist/client.mjs', format: 'esm', external: [] });

@@ -2,6 +2,7 @@
 // registers itself here; rules live below (core, store, pointer, index, providers).
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { adoptNativeSha256 } from '../core/hash.ts';
 import { registerCompletionCommand } from './completion.ts';
@@ -72,6 +73,13 @@ export function buildProgram(): Command {
     // bin/baton.cjs routes `baton mcp` to dist/mcp.cjs; reached here only after global options.
     .action(() => require(join(__dirname, 'mcp.cjs')));
   mcp.helpInformation = () => MCP_HELP;
+  program
+    .command('pick')
+    .description('pick a session in the terminal: filter, search, preview, continue (docs/cli.md)')
+    .option('--all', 'every workspace')
+    .option('--print', "print the chosen session's id and its continue command")
+    // bin/baton.cjs routes `baton pick` to dist/pick.mjs (Ink); reached here only after global options.
+    .action(() => import(pathToFileURL(join(__dirname, 'pick.mjs')).href));
   return program;
 }
 
