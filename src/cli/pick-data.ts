@@ -4,8 +4,10 @@
 // and full-text search over items. Read-only: never writes a session folder (the index may
 // catch up, as every reader's does), and every read of one session's files is tolerant — a
 // missing or odd file gives less to show, never an error.
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { TranscriptItem } from '../core/transcript.ts';
 import { redactText } from '../core/redact.ts';
 import { type IndexIo, type ListedSession, listSessions, searchSessions } from '../index/api.ts';
@@ -154,10 +156,12 @@ export function continueCommand(id: string, homeFlag: string | undefined): strin
 }
 
 /**
- * What Enter does with the chosen session: the one place that changes when `baton continue`
- * lands (src/cli/continue.ts, continueCommandLine(home, sessionId)): it will run the agent's
- * command line there. Until then it prints the id and the command that continues it.
+ * What Enter does with the chosen session: `baton continue ID` run on this terminal (the
+ * picker's screen is gone by then), its exit code the picker's. A continue that refuses (no
+ * agent on PATH, a held lease) says why on stderr as the command does.
  */
-export function continueChosen(_home: string, id: string, homeFlag: string | undefined): { lines: string[] } {
-  return { lines: [id, continueCommand(id, homeFlag)] };
+export function continueChosen(_home: string, id: string, homeFlag: string | undefined): number {
+  const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'baton.cjs');
+  const r = spawnSync(process.execPath, [bin, ...(homeFlag ? ['--home', homeFlag] : []), 'continue', id], { stdio: 'inherit' });
+  return r.status ?? 1;
 }

@@ -115,9 +115,12 @@ async function pickCommand(globals: GlobalOptions, opts: PickOptions): Promise<n
     writeFd(1, `${JSON.stringify({ ok: true, session: id, command: continueCommand(id, globals.home) })}\n`);
     return 0;
   }
-  const lines = opts.print ? [id, continueCommand(id, globals.home)] : continueChosen(home, id, globals.home).lines;
-  writeFd(1, `${lines.join('\n')}\n`);
-  return 0;
+  if (opts.print) {
+    writeFd(1, `${[id, continueCommand(id, globals.home)].join('\n')}\n`);
+    return 0;
+  }
+  // Enter: `baton continue ID` on this terminal (the agent the session last ran in, through its own resume).
+  return continueChosen(home, id, globals.home);
 }
 
 async function main(): Promise<void> {
