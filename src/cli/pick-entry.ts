@@ -5,6 +5,7 @@
 // screen from the index, draws the picker on the alternate screen and, when it ends, leaves
 // the terminal as it found it (main screen, cursor shown, raw mode off: Ink's unmount and
 // restore() below, also on a signal) before printing anything.
+import chalk from 'chalk';
 import { render } from 'ink';
 import { createElement } from 'react';
 import { fail } from '../core/errors.ts';
@@ -93,6 +94,10 @@ async function pickCommand(globals: GlobalOptions, opts: PickOptions): Promise<n
     });
   }
   writeFd(1, ENTER_ALT);
+  // The selection is drawn in inverse on any terminal: supports-color turns every style off under
+  // CI=true (without a CI it knows), which would leave the chosen row unmarked. Colours follow
+  // NO_COLOR in the picker's own code (pick-ui.ts), not here.
+  if (chalk.level === 0) chalk.level = 1;
   const app = render(
     createElement(Picker, {
       home,
