@@ -63,7 +63,8 @@ describe(`Claude Code ${CLAUDE_VERSION} calling baton's MCP server (offline)`, {
     assert.equal(mcp.code, 0, `install --aspects mcp failed: ${mcp.stderr}${mcp.stdout}`);
     const entry = JSON.parse(fs.readFileSync(join(user.home, '.claude.json'), 'utf8')).mcpServers?.baton;
     assert.ok(entry, 'no mcpServers.baton in ~/.claude.json');
-    assert.equal(entry.args.at(-1), 'mcp');
+    // `mcp`, then the store it was installed for (not the default one: install names it).
+    assert.deepEqual(entry.args.slice(1), ['mcp', '--home', user.batonHome]);
     const v = userBaton(['verify', 'claude'], user);
     assert.equal(v.code, 0, `verify failed:\n${v.stdout}\n${v.stderr}`);
   });

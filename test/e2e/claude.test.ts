@@ -18,6 +18,23 @@ const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionE
 
 const assertRan = (run: AgentRun, what: string): void => assertAgentRan('claude', run, what);
 
+/**
+ * Runs with the user's installed entries pointed at another store, then puts the settings back:
+ * an entry installed for a store that is not the default names it (`--home`, docs/hooks.md), so
+ * the agent's BATON_HOME alone no longer sends the hook elsewhere.
+ */
+async function withEntriesStore<T>(user: User, store: string, fn: () => Promise<T>): Promise<T> {
+  const settings = join(user.home, '.claude', 'settings.json');
+  const before = fs.readFileSync(settings, 'utf8');
+  assert.ok(before.includes(`--home ${user.batonHome}`), 'the entries name their store');
+  fs.writeFileSync(settings, before.split(`--home ${user.batonHome}`).join(`--home ${store}`));
+  try {
+    return await fn();
+  } finally {
+    fs.writeFileSync(settings, before);
+  }
+}
+
 describe(`Claude Code ${CLAUDE_VERSION} with baton installed (offline)`, { skip }, () => {
   let server: ModelServer;
   let user: User;
@@ -243,7 +260,7 @@ describe(`Claude Code ${CLAUDE_VERSION} with baton installed (offline)`, { skip 
     const file = join(user.home, 'not-a-dir');
     fs.writeFileSync(file, 'x');
     const from = server.requests.length;
-    const run = await claude(['--resume', id, '-p', 'Prompt with a broken store'], user, server, { env: { BATON_HOME: join(file, 'store') } });
+    const run = await withEntriesStore(user, join(file, 'store'), () => claude(['--resume', id, '-p', 'Prompt with a broken store'], user, server, { env: { BATON_HOME: join(file, 'store') } }));
     assertRan(run, 'store under a file');
     assert.match(run.stdout, /UserPromptSubmit operation blocked by hook/);
     assert.match(run.stdout, /TASK_POINTER_V2:[A-Z_]+/);
@@ -533,7 +550,7 @@ describe(`Claude Code ${CLAUDE_VERSION} with a corrupt pointer state`, { skip },
     plan = {};
     const file = join(user.home, 'not-a-dir');
     fs.writeFileSync(file, 'x');
-    const compact = await claude(['--resume', id, '-p', '/compact'], user, server, { env: { BATON_HOME: join(file, 'store') } });
+    const compact = await withEntriesStore(user, join(file, 'store'), () => claude(['--resume', id, '-p', '/compact'], user, server, { env: { BATON_HOME: join(file, 'store') } }));
     assertRan(compact, '/compact on a broken store');
     const from = server.requests.length;
     const next = await claude(['--resume', id, '-p', 'Back on the good store'], user, server);

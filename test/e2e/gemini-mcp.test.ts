@@ -74,7 +74,8 @@ describe(`Gemini CLI ${GEMINI_VERSION} calling baton's MCP server (offline)`, { 
     const settings = JSON.parse(fs.readFileSync(join(user.home, '.gemini', 'settings.json'), 'utf8'));
     assert.equal(settings.security?.auth?.selectedType, 'gemini-api-key');
     assert.ok(settings.hooks?.BeforeAgent, 'the hooks are still there');
-    assert.equal(settings.mcpServers?.baton?.args?.at(-1), 'mcp');
+    // `mcp`, then the store it was installed for (not the default one: install names it).
+    assert.deepEqual(settings.mcpServers?.baton?.args?.slice(1), ['mcp', '--home', user.batonHome]);
     const v = userBaton(['verify', 'gemini'], user);
     assert.equal(v.code, 0, `verify failed:\n${v.stdout}\n${v.stderr}`);
   });

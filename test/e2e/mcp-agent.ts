@@ -82,7 +82,15 @@ export function fileDigests(dir: string): Record<string, string> {
   walkTree(
     dir,
     (p, st) => {
-      if (st.isFile()) out[relative(dir, p)] = createHash('sha256').update(fs.readFileSync(p)).digest('hex');
+      if (!st.isFile()) return;
+      const rel = relative(dir, p);
+      // The agent's own turn may be captured meanwhile (transcript.item events, at its turn end
+      // or a hook): those lines, the transcript cursors and the projections every append moves
+      // are not the tool call's doing. Every other event line still counts.
+      if (rel.split('/').includes('transcripts') || rel.endsWith('/.verified') || rel.endsWith('/manifest.json')) return;
+      let data = fs.readFileSync(p);
+      if (rel.endsWith('/events.jsonl')) data = Buffer.from(data.toString('utf8').split('\n').filter((l) => !l.includes('"type":"transcript.item"')).map((l) => l.replace(/^\{"seq":\d+,|,"h":"[0-9a-f]+"\}$/g, '')).join('\n'));
+      out[rel] = createHash('sha256').update(data).digest('hex');
     },
     (name) => name.startsWith('.mutex.h'),
   );
