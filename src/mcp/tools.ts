@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as fs from 'node:fs';
 import { McpServer, ResourceTemplate, type CallToolResult, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { ITEM_KINDS, ITEM_ROLES, TRANSCRIPT_AGENTS } from '../core/transcript.ts';
 import { z } from 'zod';
 import { parseDuration } from '../core/duration.ts';
 import { BatonError, fail } from '../core/errors.ts';
@@ -340,9 +341,9 @@ export function tools(ctx: McpContext): Record<(typeof TOOL_NAMES)[number], Tool
         query: z.string().min(1).max(1000),
         workspace: z.string().min(1).optional().describe('only sessions of this directory'),
         type: z.string().optional().describe('only events of this type, e.g. transcript.item or prompt.submitted'),
-        agent: z.enum(['claude', 'codex', 'gemini', 'qwen', 'copilot', 'droid', 'opencode', 'kilo', 'pi']).optional().describe('only transcript items of this agent'),
-        role: z.enum(['user', 'assistant', 'tool', 'system']).optional().describe('only transcript items of this role'),
-        kind: z.enum(['message', 'tool_call', 'tool_result', 'reasoning', 'compaction']).optional().describe('only transcript items of this kind'),
+        agent: z.enum(TRANSCRIPT_AGENTS).optional().describe('only transcript items of this agent'),
+        role: z.enum(ITEM_ROLES).optional().describe('only transcript items of this role'),
+        kind: z.enum(ITEM_KINDS).optional().describe('only transcript items of this kind'),
         file: z.string().min(1).max(4096).optional().describe('only items that read, wrote or edited this file'),
         session: z.string().min(1).max(256).optional().describe('only this session'),
         since: z.string().datetime().optional().describe('only what happened at or after this ISO time'),

@@ -2,6 +2,7 @@
 // (store.md, hooks.md, pointer.md, refs.md). Payloads whose key set the spec fixes are
 // strict objects; those it lists loosely (context.rewritten, pointer.*) are loose.
 // `h` is the last field of the line: a byte-level rule the chain check enforces, not this schema.
+import { ITEM_KINDS, ITEM_ROLES, TRANSCRIPT_AGENTS } from '../core/transcript.ts';
 import { z } from 'zod';
 import { Actor, Holder, IsoMillis, Runtime, SessionId, Sha256Hex, Surface, Workspace } from './common.ts';
 
@@ -152,12 +153,12 @@ export const EventPayloads = {
   }),
   'transcript.item': z
     .strictObject({
-      agent: z.enum(['claude', 'codex', 'gemini', 'qwen', 'copilot', 'droid', 'opencode', 'kilo', 'pi']),
+      agent: z.enum(TRANSCRIPT_AGENTS),
       agent_session: z.string().min(1),
       item_id: z.string().min(1).max(256).meta({ description: "the agent's own stable id for the item (with agent and agent_session it identifies the item)" }),
       at: IsoMillis,
-      role: z.enum(['user', 'assistant', 'tool', 'system']),
-      kind: z.enum(['message', 'tool_call', 'tool_result', 'reasoning', 'compaction']),
+      role: z.enum(ITEM_ROLES),
+      kind: z.enum(ITEM_KINDS),
       text: z.string().meta({ description: 'the visible text, redacted; at most 32 KiB (8 KiB for tool results), head and tail kept around a marked cut' }),
       truncated: z.strictObject({ original_bytes: NonNegInt, sha256: Sha256Hex }).optional(),
       tool: z

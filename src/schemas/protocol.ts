@@ -5,6 +5,7 @@
 // Envelope fields of the protocol are camelCase (threadId, nextCursor); the objects that are
 // baton's own formats (manifest, lock, events, pointer receipts, refs, list rows) keep the
 // snake_case of the files and of the CLI's --json.
+import { ITEM_KINDS, ITEM_ROLES, TRANSCRIPT_AGENTS } from '../core/transcript.ts';
 import { z } from 'zod';
 import { Holder, IsoMillis, Runtime, SessionId } from './common.ts';
 import { EventLine as EventLineFormat, EventPayloads } from './event.ts';
@@ -194,9 +195,9 @@ const SearchHit = z.object({
 
 /** search's filters on transcript items (docs/transcripts.md, "Search and files"). */
 const ItemFilter = {
-  agent: z.enum(['claude', 'codex', 'gemini', 'qwen', 'copilot', 'droid', 'opencode', 'kilo', 'pi']).optional(),
-  role: z.enum(['user', 'assistant', 'tool', 'system']).optional(),
-  kind: z.enum(['message', 'tool_call', 'tool_result', 'reasoning', 'compaction']).optional(),
+  agent: z.enum(TRANSCRIPT_AGENTS).optional(),
+  role: z.enum(ITEM_ROLES).optional(),
+  kind: z.enum(ITEM_KINDS).optional(),
   file: z.string().min(1).max(4096).optional().meta({ description: 'items that read, wrote or edited this file (workspace-relative or absolute)' }),
   session: z.string().min(1).max(256).optional().meta({ description: 'only this session (an id or an unambiguous prefix)' }),
   since: IsoMillis.optional().meta({ description: 'items at or after this time' }),
@@ -222,7 +223,7 @@ export const METHODS = {
   'thread/continue': {
     params: z.strictObject({
       threadId: ThreadId,
-      in: z.enum(['claude', 'codex', 'gemini', 'qwen', 'copilot', 'droid', 'opencode', 'kilo', 'pi']).optional().meta({ description: 'the agent to continue in; absent: the one the session last ran in, through its own resume' }),
+      in: z.enum(TRANSCRIPT_AGENTS).optional().meta({ description: 'the agent to continue in; absent: the one the session last ran in, through its own resume' }),
       budget: z.int().min(512).max(65536).optional().meta({ description: "the handoff block's bytes (default 4096)" }),
       workspace: z.string().min(1).optional().meta({ description: "an absolute folder to run in instead of the session's workspace" }),
     }),
