@@ -146,19 +146,14 @@ const webFirstPaint: BenchCase = {
       const long = await serve(ctx.root, longHome);
       servers.push(long);
       browser = await launchChromium(ctx.tmp);
-      const first = await browser.newPage();
-      // The cookie for both servers (same host, different ports: cookies are per host, so one token each in turn).
-      await first.goto(`${list.url}?token=${list.token}`);
-      await first.close();
+      // The page keeps its token in the tab (sessionStorage, from ?token=; no cookie: docs/adr/0050),
+      // so every page a run opens is given it, as the URL `baton serve --open` prints does.
       const listSel = 'ol.rows a.open';
-      const listBytes = await staticTwin(browser, list.url, listSel, twinList);
-      const l = await measure(browser, list.url, `${list.url}${twinList.slice(webRoot.length + 1)}`, listSel, runs);
-      // Cookies ignore ports: the second server's token replaces the first's.
-      const p2 = await browser.newPage();
-      await p2.goto(`${long.url}?token=${long.token}`);
-      await p2.close();
+      const listUrl = `${list.url}?token=${list.token}`;
+      const listBytes = await staticTwin(browser, listUrl, listSel, twinList);
+      const l = await measure(browser, listUrl, `${list.url}${twinList.slice(webRoot.length + 1)}`, listSel, runs);
       const tlSel = '.win .ev:not(.loading)';
-      const sessionUrl = `${long.url}?s=${id}`;
+      const sessionUrl = `${long.url}?s=${id}&token=${long.token}`;
       const tlBytes = await staticTwin(browser, sessionUrl, tlSel, twinTimeline);
       const t = await measure(browser, sessionUrl, `${long.url}${twinTimeline.slice(webRoot.length + 1)}`, tlSel, runs);
       const row = (name: string, m: typeof l, bytes: number, extra: Record<string, unknown>): CaseResult => {
