@@ -43,12 +43,19 @@ test('the built dist/hook.cjs (when present) requires none of them either', () =
   assert.ok(!text.includes('node_modules/postgres'), 'postgres inlined');
 });
 
-test('the built hook bundle loads only buffer, fs and path: no node:os, no node:crypto, no namespace-import copies', () => {
+test('the built hook bundle loads only buffer, fs and path (child_process lazily, to defer a capture): no node:os, no node:crypto, no namespace-import copies', () => {
   const p = join(ROOT, 'dist', 'hook.cjs');
   assert.ok(fs.existsSync(p), 'npm test builds dist/ first');
   const text = fs.readFileSync(p, 'utf8');
   const required = new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]));
   // node:os costs ~0.5 ms to load (docs/adr/0018): src/core/host.ts loads it only where nothing else will do.
+  // node:child_process only inside deferCapture (an end event of an agent that writes its transcript as it exits), never at load.
+  const lazy = text.indexOf('require("node:child_process")');
+  if (lazy >= 0) {
+    const fn = text.lastIndexOf('function deferCapture(', lazy);
+    assert.ok(fn >= 0 && lazy - fn < 200, 'node:child_process is required only inside deferCapture');
+    required.delete('node:child_process');
+  }
   assert.deepEqual([...required].sort(), ['node:buffer', 'node:fs', 'node:path']);
   // esbuild's __toESM would copy every module property (running fs's lazy getters) per import.
   assert.ok(!/__toESM\(require\("node:/.test(text), 'a namespace import of a node module survived the build');

@@ -67,7 +67,20 @@ export function defaultTitle(provider: string, providerSessionId: string): strin
 }
 
 /** A hook's output, and whether the event (of `kind`) reached the store (false: refused at the edge, or a BATON_VERIFY dry run). */
-export type HookRun = HookOutput & { stored: boolean; kind?: HookKind };
+/** `defer`: run the transcript capture again in a detached process once the agent has let go of its transcript (main.ts spawns it). */
+export type HookRun = HookOutput & { stored: boolean; kind?: HookKind; defer?: boolean };
+
+/** Set in the detached capture's environment (main.ts): wait for the agent to let go of its transcript, then capture. */
+export const DEFERRED_ENV = 'BATON_CAPTURE_DEFERRED';
+/** How long the detached capture waits for the agent to let go, ms; then it captures what is there. */
+export const DEFER_MAX_MS = 30_000;
+
+/** Waits (blocking: the detached run has nothing else to do) until `settled()` or `maxMs` passed. */
+function waitFor(settled: () => boolean, maxMs: number): void {
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  const until = Date.now() + maxMs;
+  while (!settled() && Date.now() < until) Atomics.wait(cell, 0, 0, 100);
+}
 
 export function runHook(inv: HookInvocation): HookRun {
   const adapter = findProvider(inv.provider);
@@ -173,9 +186,12 @@ export function runHook(inv: HookInvocation): HookRun {
   const catchUp = ev.kind !== 'start' || (ev.transcriptPath !== null && transcriptMayHaveNew(store.dir(sessionId), adapter.name, ev.providerSessionId, ev.transcriptPath));
   if (enabled('transcript') && ev.kind !== 'prompt' && catchUp && inv.transcript && store.exists(sessionId)) {
     try {
+      const settled = adapter.transcriptSettled;
+      if (inv.env[DEFERRED_ENV] === '1' && settled) waitFor(() => settled(ev, inv.env), DEFER_MAX_MS);
       const run = inv.transcript()({ store, sessionId, adapter, ev, writer: hookWriter(adapter.name, ev.providerSessionId, 'agent'), now: inv.now, env: inv.env });
       stderr.push(...run.lines);
-      if (run.result) runs.push({ aspect: 'transcript', event: ev.providerEvent, result: run.result.refused ? `refused ${run.result.refused.code}` : `ok ${run.result.appended}` });
+      const event = inv.env[DEFERRED_ENV] === '1' ? `${ev.providerEvent} deferred` : ev.providerEvent;
+      if (run.result) runs.push({ aspect: 'transcript', event, result: run.result.refused ? `refused ${run.result.refused.code}` : `ok ${run.result.appended}` });
     } catch (e) {
       stderr.push(aspectLine('transcript', e));
       runs.push({ aspect: 'transcript', event: ev.providerEvent, result: `error ${codeOf(e)}` });
@@ -216,7 +232,10 @@ export function runHook(inv: HookInvocation): HookRun {
   }
 
   recordLastRuns(inv.home, adapter.name, runs, isoMillis(inv.now));
-  return { stdout: out.stdout, stderr: [...stderr, ...out.stderr], exitCode: out.exitCode, stored: true, kind: ev.kind };
+  // An agent that writes its transcript as it exits: what this end could not see yet is captured
+  // by a detached run once the agent has let go (the agent is never kept waiting).
+  const defer = ev.kind === 'end' && enabled('transcript') && !!inv.transcript && !!adapter.transcriptSettled && inv.env[DEFERRED_ENV] !== '1' && !adapter.transcriptSettled(ev, inv.env);
+  return { stdout: out.stdout, stderr: [...stderr, ...out.stderr], exitCode: out.exitCode, stored: true, kind: ev.kind, ...(defer ? { defer } : {}) };
 }
 
 /**

@@ -7,12 +7,33 @@ import { writeFd } from '../core/stdio.ts';
 import { type BoundedRead, readFdBounded } from '../store/bounded-read.ts';
 import { resolveHome } from '../store/home.ts';
 import { takeMutexByCreate } from '../store/mutex.ts';
-import { type HookInvocation, parseAspects, runHook } from './dispatch.ts';
+import { DEFERRED_ENV, type HookInvocation, parseAspects, runHook } from './dispatch.ts';
 import type { HookArgs } from './args.ts';
 import { shellJoin } from './shell.ts';
 
 /** The largest hook payload read from stdin (docs/cli.md, "Input limits"); past it the hook refuses, exit 0. */
 export const HOOK_MAX_INPUT_BYTES = 8 * 1024 * 1024;
+
+/** The payload of a deferred capture, in its environment (an environment string is bounded: larger payloads are not deferred). */
+const DEFERRED_PAYLOAD_ENV = 'BATON_CAPTURE_PAYLOAD';
+const DEFER_MAX_PAYLOAD = 64 * 1024;
+
+/**
+ * Starts the end event's capture again in a detached process (its own session, no stdio), for
+ * an agent that writes its transcript only as it exits: that run waits until the agent has let
+ * go of it (dispatch.ts, DEFER_MAX_MS at most) and captures with the transcript aspect alone.
+ * The agent is not kept waiting; a failure to start is one stderr line.
+ */
+function deferCapture(args: HookArgs, home: string, payload: string): void {
+  try {
+    const { spawn } = require('node:child_process') as typeof import('node:child_process');
+    const argv = [batonBinPath(), 'hook', args.provider, '--aspects', 'transcript', '--home', home];
+    const env = { ...process.env, [DEFERRED_ENV]: '1', [DEFERRED_PAYLOAD_ENV]: payload };
+    spawn(process.execPath, argv, { detached: true, stdio: 'ignore', env }).unref();
+  } catch (e) {
+    writeFd(2, `baton: hook transcript: TR005 cannot start the deferred capture: ${(e as Error).message.split('\n')[0]}\n`);
+  }
+}
 
 /** Reads stdin synchronously, at most HOOK_MAX_INPUT_BYTES + 1 bytes (a pipe may report EAGAIN: wait and retry). */
 export function readStdinSync(limit = HOOK_MAX_INPUT_BYTES): BoundedRead {
@@ -68,8 +89,10 @@ export function hookMain(args: HookArgs, transcript?: HookInvocation['transcript
 /** Runs one hook event; `stored`: the event (of `kind`) reached the store (not refused at the edge, not a BATON_VERIFY dry run). */
 function runHookProcess(args: HookArgs, transcript?: HookInvocation['transcript']): { stored: boolean; kind?: string } {
   let input: BoundedRead;
+  // The deferred capture (below) gets its payload in its environment: its stdin is /dev/null.
+  const deferred = process.env[DEFERRED_ENV] === '1' ? process.env[DEFERRED_PAYLOAD_ENV] : undefined;
   try {
-    input = readStdinSync();
+    input = deferred !== undefined ? { data: Buffer.from(deferred, 'utf8'), over: false } : readStdinSync();
   } catch (e) {
     writeFd(2, `baton: hook: HK001 cannot read stdin: ${(e as Error).message}\n`);
     return { stored: false };
@@ -92,6 +115,7 @@ function runHookProcess(args: HookArgs, transcript?: HookInvocation['transcript'
     cwd: () => process.cwd(),
     transcript,
   });
+  if (out.defer && input.data.length <= DEFER_MAX_PAYLOAD) deferCapture(args, home, input.data.toString('utf8'));
   if (out.stdout) writeFd(1, out.stdout);
   if (out.stderr.length) writeFd(2, `${out.stderr.join('\n')}\n`);
   process.exitCode = out.exitCode;

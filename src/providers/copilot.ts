@@ -6,7 +6,9 @@
 // stdout and hookSpecificOutput are ignored by Copilot). `copilot -p` ends with sessionEnd
 // reason `complete`; a bare `/compact` fires preCompact and no sessionStart; agentStop (with
 // transcriptPath) ends every turn: baton's turn-end.
-import { type HookOutput, type ProviderAdapter, shapeJson } from './types.ts';
+import * as fs from 'node:fs';
+import { dirname, join } from 'node:path';
+import { type HookEvent, type HookOutput, type ProviderAdapter, shapeJson } from './types.ts';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -24,6 +26,37 @@ export function copilotPayload(p: Record<string, unknown>, env: NodeJS.ProcessEn
     trigger: p.trigger,
     prompt: p.prompt,
   };
+}
+
+const INUSE_RE = /^inuse\.(\d+)\.lock$/;
+
+/**
+ * Copilot (1.0.102) writes its session's `events.jsonl` as it goes only now and then and the
+ * rest as it exits, after its hooks ran: seen in the real program, the file missing at both
+ * agentStop and sessionEnd of a turn with tool calls. While it runs, it holds
+ * `inuse.<pid>.lock` in the session's folder: the transcript is settled once no live process
+ * holds one (a crashed Copilot's lock names a dead pid).
+ */
+export function copilotTranscriptSettled(ev: HookEvent, env: NodeJS.ProcessEnv): boolean {
+  if (!ev.transcriptPath && !/^[\w-]+$/.test(ev.providerSessionId)) return true;
+  const dir = ev.transcriptPath ? dirname(ev.transcriptPath) : join(env.COPILOT_HOME || join(env.HOME || '/', '.copilot'), 'session-state', ev.providerSessionId);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return false;
+  }
+  for (const n of names) {
+    const m = INUSE_RE.exec(n);
+    if (!m) continue;
+    try {
+      process.kill(Number(m[1]), 0);
+      return false;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EPERM') return false;
+    }
+  }
+  return names.includes('events.jsonl');
 }
 
 export const copilot: ProviderAdapter = {
@@ -45,6 +78,7 @@ export const copilot: ProviderAdapter = {
   timeoutUnit: 'seconds',
   budgetMs: { start: 10_000, prompt: 10_000, 'pre-compact': 10_000, end: 10_000, 'turn-end': 10_000 },
   normalize: copilotPayload,
+  transcriptSettled: copilotTranscriptSettled,
   installNote: (_home, scope) =>
     scope === 'user' ? undefined : 'Copilot runs repository hooks in a folder you trust: trust it when Copilot asks (with -p: --trust-folder or COPILOT_ALLOW_ALL=true).',
   shape: (ev, res): HookOutput => {

@@ -85,6 +85,13 @@ export interface ProviderAdapter {
   cleanPrompt?: (prompt: string) => string;
   /** Said after install (Codex's trust step and sandbox, Gemini's re-confirmation), given the store root. */
   installNote?: (storeHome: string, scope: Scope) => string | undefined;
+  /**
+   * An agent that writes its transcript only after its hooks have run (Copilot flushes its
+   * events file as it exits): whether it has let go of the transcript of `ev`'s session. When
+   * set, the end event's capture is also deferred to a detached run that waits for this
+   * (docs/adr/0070-deferred-capture.md).
+   */
+  transcriptSettled?: (ev: HookEvent, env: NodeJS.ProcessEnv) => boolean;
   /** Turns the pointer aspect's result into this provider's stdout/stderr/exit code. */
   shape(ev: HookEvent, res: PointerHookResult): HookOutput;
 }
