@@ -1,8 +1,10 @@
 // hook.prompt (bench.md): wall time of the hook command `baton install claude` writes, handling
 // a UserPromptSubmit on a CLEAN pointer — DIRTY write, journal, event appends, the prompt
-// archive, the context output; all three aspects on — against `node -e 0` in the same
-// environment (both through /bin/sh -c, as an agent runs them; see bench/hook-command.ts),
-// interleaved A B A B, median of the per-pair ratios. Target ≤ 1.3.
+// archive, the context output; all three aspects on — against the contract floor
+// (bench/floor/prompt-floor.ts: the same disk steps in one straight-line script, through a code
+// cache) in the same environment (both through /bin/sh -c, as an agent runs them; see
+// bench/hook-command.ts), interleaved A B A B, median of the per-pair ratios. Target ≤ 1.10;
+// each one's ratio to `node -e 0` is reported.
 // Before each measured hook (untimed) the pointer is republished CLEAN in process, so every
 // measured prompt does the full CLEAN → DIRTY work; each publish names a new next step, as an
 // agent's do (the same text every time is the identical-text streak's rarer path).
@@ -50,15 +52,28 @@ const hookPrompt: BenchCase = {
     const dirty = readState(store.dir(sid), sid).status === 'DIRTY';
     const contextOk = /TASK_POINTER_V2/.test(check.stdout);
     const pairs = ctx.quick ? 12 : 40;
-    const r = await interleaved(
-      pairs,
-      () => {
-        republish();
-        return timeShell(command, env, { input });
-      },
-      () => timeShell(NODE_E0, env),
-    );
-    // For the record: the same prompt with the pointer aspect alone (what session + prompt add).
+    const floor = await contractFloor(ctx.root, ctx.tmp, env, input, republish);
+    const hookRun = (): number => {
+      republish();
+      return timeShell(command, env, { input });
+    };
+    if (!floor.run) {
+      return {
+        name: 'hook.prompt',
+        ours: Number.NaN,
+        baseline: null,
+        ratio: null,
+        unit: 'ms',
+        target: 'ratio to the contract floor ≤ 1.10',
+        pass: false,
+        details: { command, node: process.version, contract_floor_error: floor.error },
+      };
+    }
+    // The target: the hook against the contract floor, interleaved A B A B (bench.md).
+    const r = await interleaved(pairs, hookRun, floor.run);
+    // For the record: each against `node -e 0`, and the pointer aspect alone.
+    const e0 = await interleaved(Math.max(6, pairs >> 1), hookRun, () => timeShell(NODE_E0, env));
+    const floorE0 = await interleaved(Math.max(6, pairs >> 1), floor.run, () => timeShell(NODE_E0, env));
     const alone = await interleaved(
       Math.max(6, pairs >> 1),
       () => {
@@ -67,51 +82,56 @@ const hookPrompt: BenchCase = {
       },
       () => timeShell(NODE_E0, env),
     );
-    const floor = await contractFloor(ctx.root, ctx.tmp, env, input, Math.max(6, pairs >> 1), republish);
     return {
       name: 'hook.prompt',
       ours: r.a,
       baseline: r.b,
       ratio: r.ratio,
       unit: 'ms',
-      target: 'ratio ≤ 1.3',
-      pass: r.ratio <= 1.3 && dirty && contextOk,
-      details: { command, node: process.version, pairs, clean_to_dirty: dirty, context_on_stdout: contextOk, ours_ms_median: r.a, node_e0_ms_median: r.b, pointer_only_ratio: alone.ratio, ...floor },
+      target: 'ratio to the contract floor ≤ 1.10',
+      pass: r.ratio <= 1.1 && dirty && contextOk,
+      details: {
+        command,
+        node: process.version,
+        pairs,
+        clean_to_dirty: dirty,
+        context_on_stdout: contextOk,
+        ours_ms_median: r.a,
+        contract_floor_ms_median: r.b,
+        node_e0_ratio: e0.ratio,
+        node_e0_ms_median: e0.b,
+        contract_floor_ratio: floorE0.ratio,
+        pointer_only_ratio: alone.ratio,
+      },
     };
   },
 };
 
 /**
- * The same prompt done by bench/floor/prompt-floor.ts (every disk step of the hook in one
- * straight-line function, through a code cache) on the same session, measured the same way,
- * against `node -e 0`: how much of the ratio the work itself takes (docs/adr/0018, "Fourth
- * pass"). Reported, not a target; a floor that cannot run says why instead.
+ * bench/floor/prompt-floor.ts (every disk step the contract asks of the prompt, in one
+ * straight-line function, through a code cache as the hook's loader runs it) built and checked
+ * once on the same session: its run, measured as the hook is (the pointer republished CLEAN
+ * first, untimed; stdout to /dev/null). The case's baseline (docs/adr/0018, "Fourth pass").
  */
-async function contractFloor(
-  root: string,
-  tmp: string,
-  env: Record<string, string | undefined>,
-  input: string,
-  pairs: number,
-  republish: () => void,
-): Promise<Record<string, unknown>> {
+async function contractFloor(root: string, tmp: string, env: Record<string, string | undefined>, input: string, republish: () => void): Promise<{ run?: () => number; error?: string }> {
   try {
     const bundle = join(tmp, 'prompt-floor.cjs');
     await build({ entryPoints: [join(root, 'bench', 'floor', 'prompt-floor.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, minifyWhitespace: true, minifySyntax: true, logLevel: 'error' });
     const command = shellJoin([process.execPath, join(root, 'bench', 'floor', 'loader.cjs'), bundle, join(tmp, 'prompt-floor.v8cache')]);
-    // As the hook is measured: the pointer republished CLEAN in process (untimed), then the run.
-    const once = (): number => {
+    // Twice with its output checked: the second run is through the code cache the first wrote.
+    for (let i = 0; i < 2; i++) {
       republish();
       const run = runShell(command, env, { input, stdout: 'pipe' });
       if (!/TASK_POINTER_V2/.test(run.stdout)) throw new Error(`no context (exit ${run.code}): ${run.stderr.split('\n')[0]}`);
-      return run.ms;
+    }
+    return {
+      run: () => {
+        republish();
+        return timeShell(command, env, { input });
+      },
     };
-    once();
-    once();
-    const r = await interleaved(pairs, once, () => timeShell(NODE_E0, env));
-    return { contract_floor_ratio: r.ratio, contract_floor_ms_median: r.a };
   } catch (e) {
-    return { contract_floor_ratio: null, contract_floor_error: (e as Error).message.split('\n')[0] };
+    return { error: (e as Error).message.split('\n')[0] };
   }
 }
 
