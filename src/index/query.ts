@@ -233,7 +233,9 @@ export function ftsQuery(q: string): string {
     .join(' ');
 }
 
-const termHits = (t: Term, folded: string): boolean => (t.prefix ? folded.startsWith(t.word) : folded === t.word || porterStem(folded) === t.stem);
+// A word of the same stem starts with `need` (what the log pre-check relies on too): most words are told apart without stemming them.
+const termHits = (t: Term, folded: string): boolean =>
+  t.prefix ? folded.startsWith(t.word) : folded === t.word || (folded.startsWith(t.need) && porterStem(folded) === t.stem);
 
 /** A window of the text around the first matching word, matches between HIT_OPEN and HIT_CLOSE. */
 export function makeSnippet(text: string, terms: Term[], words = 24): string {
