@@ -7,9 +7,10 @@ import { LOG_FILE } from '../store/log.ts';
 import type { Db } from './db.ts';
 import { readLogInto, statLog } from './logread.ts';
 import type { StoredEvent } from '../core/events.ts';
-import { type LifecycleState, type OpenEpisode, type SessionRow, applyRedaction, baseType, emptyRow, eventText, presentedText, rowState } from './project.ts';
+import { type LifecycleState, type OpenEpisode, type PointerOp, type SessionRow, applyRedaction, baseType, emptyRow, eventText, presentedText, rowState } from './project.ts';
 import { sessionNames } from './rebuild.ts';
 import { parseList } from './chunks.ts';
+import { POINTER_TYPE, laterPointer, pointerText } from './pointer-text.ts';
 import { porterStem } from './stem.ts';
 import { eventAt, rowFromDb } from './writer.ts';
 
@@ -352,7 +353,7 @@ const withSnippet = ({ hit, text }: Found, terms: Term[]): SearchHit => {
 };
 
 /** The hit an event makes under a filter (snippet still empty), or null when the filter leaves it out. */
-function hitOf(ev: StoredEvent, text: string, f: SearchFilter, base: { session: string; title: string; workspace: string | null; score: number }): Found | null {
+function hitOf(ev: Pick<StoredEvent, 'seq' | 'ts' | 'type' | 'payload'>, text: string, f: SearchFilter, base: { session: string; title: string; workspace: string | null; score: number }): Found | null {
   const p = (ev.payload ?? {}) as Record<string, any>;
   const isItem = ev.type === 'transcript.item';
   if (wantsItems(f) && !isItem) return null;
@@ -373,6 +374,13 @@ function hitOf(ev: StoredEvent, text: string, f: SearchFilter, base: { session: 
     if (Array.isArray(p.files)) hit.files = p.files;
   }
   return { hit, text };
+}
+
+/** The hit of a session's pointer (pointer-text.ts): when its text holds every word and the filter lets a pointer through. */
+function pointerHit(sessionDir: string, id: string, seq: number, terms: Term[], f: SearchFilter, base: Parameters<typeof hitOf>[3]): Found | null {
+  const p = pointerText(sessionDir, id);
+  if (!p || !matchesAll(p.text, terms)) return null;
+  return hitOf({ seq, ts: p.at, type: POINTER_TYPE, payload: {} }, p.text, f, base);
 }
 
 const DAY_MS = 86_400_000;
@@ -446,6 +454,14 @@ export function searchIndex(db: Db, home: string, query: string, f: SearchFilter
     if (!pick.length) continue;
     const s = session(Math.floor(rid / 2 ** 32));
     if (!s) continue;
+    const base = { session: s.id, title: s.title, workspace: s.cwd, score: Math.round(-score * 1000) / 1000 || 0 };
+    if (baseType(types[0]) === POINTER_TYPE) {
+      // The pointer's row: its text is state.json's now (the truth), never the log's.
+      const found = pointerHit(join(home, 'sessions', s.id), s.id, seqs[0], terms, f, base);
+      if (found) hits.push(found);
+      if (hits.length >= wanted) break;
+      continue;
+    }
     const offs = parseList(cols[1]);
     const evs = eventsAt(
       join(home, 'sessions', s.id, LOG_FILE),
@@ -453,7 +469,6 @@ export function searchIndex(db: Db, home: string, query: string, f: SearchFilter
       pick.map((i) => seqs[i]),
       need,
     );
-    const base = { session: s.id, title: s.title, workspace: s.cwd, score: Math.round(-score * 1000) / 1000 || 0 };
     for (let k = 0; k < pick.length && hits.length < wanted; k++) {
       const ev = evs[k];
       if (ev === null) continue;
@@ -482,8 +497,10 @@ export function searchByScan(home: string, query: string, f: SearchFilter): Sear
     const path = join(home, 'sessions', row.id, LOG_FILE);
     const texts = new Map<number, { type: string; text: string; off: number }>();
     const r = emptyRow(row.id);
+    const last: { pointer: PointerOp | null } = { pointer: null };
     readLogInto(path, r, statLog(path)?.size ?? 0, (op) => {
       if (op.kind === 'text') texts.set(op.seq, { type: op.type, text: op.text, off: op.off });
+      else if (op.kind === 'pointer') last.pointer = laterPointer(last.pointer, op);
       else
         for (const s of op.seqs) {
           const t = texts.get(s);
@@ -497,12 +514,16 @@ export function searchByScan(home: string, query: string, f: SearchFilter): Sear
       keep.map(([, t]) => t.off),
       keep.map(([seq]) => seq),
     );
+    const base = { session: row.id, title: row.title, workspace: row.cwd, score: 0 };
     keep.forEach(([, t], k) => {
       const ev = evs[k];
       if (!ev) return;
-      const found = hitOf(ev, t.text, f, { session: row.id, title: row.title, workspace: row.cwd, score: 0 });
+      const found = hitOf(ev, t.text, f, base);
       if (found) hits.push(found);
     });
+    const p = last.pointer;
+    const pointer = p && (!type || type === POINTER_TYPE) ? pointerHit(join(home, 'sessions', row.id), row.id, p.seq, terms, f, base) : null;
+    if (pointer) hits.push(pointer);
   }
   hits.sort(({ hit: a }, { hit: b }) => (a.at < b.at ? 1 : a.at > b.at ? -1 : b.seq - a.seq));
   return hits.slice(0, f.limit).map((h) => withSnippet(h, terms));
