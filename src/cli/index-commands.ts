@@ -135,7 +135,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
 
   program
     .command('search')
-    .description('full-text search over what happened: transcript items (what was asked, answered and run), context, prompts, titles, artifact names; stemmed')
+    .description('full-text search over what happened: transcript items (what was asked, answered and run), context, prompts, titles, artifact names, published pointers; stemmed')
     .argument('<query...>', 'words to find (all of them, stemmed: retry finds retries); word* matches a prefix')
     .option('--all', 'every workspace (default: the current directory)')
     .option('--cwd <dir>', 'sessions of this workspace')

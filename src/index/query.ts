@@ -1,5 +1,6 @@
 // What the index answers (index.md): session listing and full-text search, plus the same
 // listing computed from a plain scan of the logs when no index can be had. Read-only.
+import { isAscii } from 'node:buffer';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../core/errors.ts';
@@ -262,16 +263,23 @@ export function makeSnippet(text: string, terms: Term[], words = 24): string {
   return out.replace(/\s+/g, ' ');
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+let spanBuf: Buffer | null = null;
+/** The read buffer of eventsAt, reused (a chunk's span is read, checked and parsed before the next). */
+function spanBuffer(bytes: number): Buffer {
+  if (bytes > 1024 * 1024) return Buffer.allocUnsafe(bytes); // a long-lived server keeps no large buffer
+  spanBuf ??= Buffer.allocUnsafe(1024 * 1024);
+  return spanBuf;
+}
 
 /** Bytes read past the last offset for its line; a longer line is read on its own (eventAt). */
 const LAST_LINE_BYTES = 16 * 1024;
 
 /**
  * The events at these byte offsets of a log (ascending; one read for the span), null where
- * unreadable or, with `need`, surely not matching. The pre-check works line by line on
- * the lines asked for only: an ASCII line must hold every query word's stem prefix as it
- * is (lower-cased; latin1 keeps byte offsets); other lines are parsed.
+ * unreadable or, with `need`, surely not matching. The pre-check: in an ASCII span, a line
+ * must hold every query word's stem prefix as it is (lower-cased; latin1 keeps byte
+ * offsets), each word's next occurrence found once and moved forward line by line (the
+ * lines ascend), so the span is searched once a word. Lines of other spans are parsed.
  */
 export function eventsAt(logPath: string, offs: number[], seqs: number[], need?: string[]): (StoredEvent | null)[] {
   const out: (StoredEvent | null)[] = offs.map(() => null);
@@ -285,9 +293,11 @@ export function eventsAt(logPath: string, offs: number[], seqs: number[], need?:
   try {
     const lo = offs[0];
     const len = Math.min(offs[offs.length - 1] - lo + LAST_LINE_BYTES, 8 * 1024 * 1024);
-    const buf = Buffer.allocUnsafe(Math.max(0, len));
-    const n = fs.readSync(fd, buf, 0, buf.length, lo);
+    const buf = spanBuffer(Math.max(0, len));
+    const n = fs.readSync(fd, buf, 0, len, lo);
     const needed = need?.filter(Boolean) ?? [];
+    const low = needed.length && isAscii(buf.subarray(0, n)) ? buf.toString('latin1', 0, n).toLowerCase() : null;
+    const next = needed.map(() => -1);
     offs.forEach((off, i) => {
       const at = off - lo;
       const nl = at >= 0 && at < n ? buf.indexOf(10, at) : -1;
@@ -296,11 +306,13 @@ export function eventsAt(logPath: string, offs: number[], seqs: number[], need?:
         return;
       }
       try {
-        if (needed.length) {
-          const line = buf.toString('latin1', at, nl);
-          if (!NON_ASCII.test(line)) {
-            const low = line.toLowerCase();
-            if (needed.some((w) => !low.includes(w))) return;
+        if (low !== null) {
+          for (let k = 0; k < needed.length; k++) {
+            if (next[k] < at && next[k] !== Number.MAX_SAFE_INTEGER) {
+              const p = low.indexOf(needed[k], at);
+              next[k] = p < 0 ? Number.MAX_SAFE_INTEGER : p;
+            }
+            if (next[k] + needed[k].length > nl) return;
           }
         }
         const ev = JSON.parse(buf.toString('utf8', at, nl)) as StoredEvent;
@@ -416,12 +428,11 @@ export function searchIndex(db: Db, home: string, query: string, f: SearchFilter
   }
   if (of.length) where.push(`(rowid >> 32) IN (SELECT num FROM sessions WHERE ${of.join(' AND ')})`);
   const type = wantsItems(f) ? 'transcript.item' : f.type;
-  // In SQL too: a filter that leaves most chunks out is cheaper there than one lookup a chunk.
-  for (const v of [type, f.agent === undefined ? undefined : `transcript.item:${f.agent}:`, f.role === undefined ? undefined : `:${f.role}:`]) {
-    if (v === undefined) continue;
-    where.push('instr(types, ?) > 0');
-    args.push(v);
-  }
+  // What a chunk's recorded types must hold for the filter, tested as the ranking is walked:
+  // in SQL the test reads every match's types (a lookup each), most never needed.
+  const marks = [type, f.agent === undefined ? undefined : `transcript.item:${f.agent}:`, f.role === undefined ? undefined : `:${f.role}:`].filter(
+    (v): v is string => v !== undefined,
+  );
   const ranked = db.prepare(`SELECT rowid, bm25(event_text) AS score FROM event_text WHERE ${where.join(' AND ')} ORDER BY score`).raw();
   const columns = db.prepare('SELECT seqs, offs, types FROM event_text WHERE rowid = ?').raw();
   const sessionOf = db.prepare('SELECT id, title, cwd, redactions FROM sessions WHERE num = ?').raw();
@@ -447,7 +458,7 @@ export function searchIndex(db: Db, home: string, query: string, f: SearchFilter
   if (fileName && /^[a-z0-9._-]+$/.test(fileName)) need.push(fileName);
   for (const [rid, score] of ranked.iterate(...args) as Iterable<[number, number]>) {
     const cols = columns.get(rid) as [string, string, string] | undefined;
-    if (!cols) continue;
+    if (!cols || !marks.every((m) => cols[2].includes(m))) continue;
     const types = cols[2].split(',');
     const seqs = parseList(cols[0]);
     const pick = seqs.map((_, i) => i).filter((i) => (!type || baseType(types[i]) === type) && want(types[i]));
