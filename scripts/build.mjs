@@ -77,6 +77,8 @@ await build({ ...common, entryPoints: ['src/team/entry.ts'], outfile: 'dist/team
 await build({ ...common, entryPoints: ['src/lib.ts'], outfile: 'dist/lib.cjs' });
 // `session list` alone (bin/baton.cjs routes it here); falls back to the sibling dist/cli.cjs.
 await build({ ...common, entryPoints: ['src/cli/list-entry.ts'], outfile: 'dist/list.cjs', external: [...common.external, './cli.cjs'] });
+// `search` alone (bin/baton.cjs routes it here), the same way; falls back to the sibling dist/cli.cjs.
+await build({ ...common, entryPoints: ['src/cli/search-entry.ts'], outfile: 'dist/search.cjs', external: [...common.external, './cli.cjs'] });
 // `baton serve` alone (bin/baton.cjs routes it here): the app server with ws and json-rpc-2.0, kept out of dist/cli.cjs;
 // it requires dist/team.cjs only when its home has joined a team (the replicator) or a client resumes or releases a shared session.
 await build({ ...common, entryPoints: ['src/server/entry.ts'], outfile: 'dist/serve.cjs', external: [...common.external, './team.cjs'] });

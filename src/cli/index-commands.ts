@@ -12,10 +12,10 @@ import { addProject, projectId, readProjects, setTrust, writeProjects } from '..
 import { HIT_CLOSE, HIT_OPEN } from '../index/query.ts';
 import { resolveHome } from '../store/home.ts';
 import { realDir } from '../store/workspace.ts';
-import { type GlobalOptions, color, envelope, run, storeHome, table, useColor } from './output.ts';
+import { type CommandResult, type GlobalOptions, color, envelope, run, storeHome, table, useColor as colourWanted } from './output.ts';
 import { indexIo, parseLimit, progressBar, workspaceFilter } from './session-list.ts';
 
-interface SearchOptions {
+export interface SearchOptions {
   all?: boolean;
   cwd?: string;
   type?: string;
@@ -88,6 +88,26 @@ function projectDir(path: string): string {
   return realDir(abs);
 }
 
+/** `baton search`: the full command line's action and the lean entry's (search-entry.ts) alike. */
+export function searchCommand(g: GlobalOptions, words: string[], opts: SearchOptions): CommandResult {
+    const limit = parseLimit(opts.limit) ?? 20;
+    const query = words.join(' ');
+    const filter = searchFilter(g, opts, limit, Date.now());
+    const cwd = filter.cwd;
+    const notes: string[] = [];
+    const { hits, source } = searchSessions(storeHome(g), query, filter, indexIo(g, notes));
+    const json = { ok: true as const, hits: hits.map((h: SearchHit) => ({ ...h, snippet: showSnippet(h.snippet, false) })), source, ...(notes.length ? { notes } : {}) };
+    const colour = colourWanted(); // output.ts's useColor: not a React hook
+    const text = hits.length
+      ? table(
+          hits.map((h) => [h.session, String(h.seq), h.at.slice(0, 16).replace('T', ' '), hitWho(h), showSnippet(h.snippet, colour)]),
+          ['SESSION', 'SEQ', 'AT', 'WHO', 'SNIPPET'],
+          colour ? {} : { shrink: [4, 0] },
+        )
+      : [`no hits for ${JSON.stringify(query)}${cwd === null ? '' : ' in this workspace (--all searches every workspace)'}`];
+    return { json, text };
+}
+
 export function registerIndexCommands(program: Command, globals: () => GlobalOptions): void {
   const index = program.command('index').description('the SQLite index: a rebuildable projection of the logs');
   index
@@ -115,7 +135,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
 
   program
     .command('search')
-    .description('full-text search over what happened: transcript items (what was asked, answered and run), context, prompts, titles, artifact names; stemmed')
+    .description('full-text search over what happened: transcript items (what was asked, answered and run), context, prompts, titles, artifact names, published pointers; stemmed')
     .argument('<query...>', 'words to find (all of them, stemmed: retry finds retries); word* matches a prefix')
     .option('--all', 'every workspace (default: the current directory)')
     .option('--cwd <dir>', 'sessions of this workspace')
@@ -128,27 +148,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
     .option('--since <when>', 'at or after: a date (2026-11-30, an ISO time) or an age (7d, 12h)')
     .option('--until <when>', 'before: a date or an age')
     .option('--limit <n>', 'at most N hits', '20')
-    .action((words: string[], opts: SearchOptions) =>
-      run(globals(), () => {
-        const g = globals();
-        const limit = parseLimit(opts.limit) ?? 20;
-        const query = words.join(' ');
-        const filter = searchFilter(g, opts, limit, Date.now());
-        const cwd = filter.cwd;
-        const notes: string[] = [];
-        const { hits, source } = searchSessions(storeHome(g), query, filter, indexIo(g, notes));
-        const json = { ok: true as const, hits: hits.map((h: SearchHit) => ({ ...h, snippet: showSnippet(h.snippet, false) })), source, ...(notes.length ? { notes } : {}) };
-        const colour = useColor();
-        const text = hits.length
-          ? table(
-              hits.map((h) => [h.session, String(h.seq), h.at.slice(0, 16).replace('T', ' '), hitWho(h), showSnippet(h.snippet, colour)]),
-              ['SESSION', 'SEQ', 'AT', 'WHO', 'SNIPPET'],
-              colour ? {} : { shrink: [4, 0] },
-            )
-          : [`no hits for ${JSON.stringify(query)}${cwd === null ? '' : ' in this workspace (--all searches every workspace)'}`];
-        return { json, text };
-      }),
-    );
+    .action((words: string[], opts: SearchOptions) => run(globals(), () => searchCommand(globals(), words, opts)));
 
   program
     .command('files')

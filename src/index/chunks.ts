@@ -20,6 +20,8 @@ export interface Chunk {
   offs: number[];
   types: string[];
   texts: string[];
+  /** Where in the session's rowid range the row goes, when not at its first seq (the pointer's row, pointer-text.ts). */
+  slot?: number;
 }
 
 /** Texts of one session, held until written so later `session redact` patterns apply first. */

@@ -110,6 +110,12 @@ CREATE TABLE text_pending (
     id: '0005_item_types',
     sql: 'SELECT 1;',
   },
+  {
+    // The published pointer's text is searchable: one row per session at the end of its rowid
+    // range, its words read from state.json (pointer-text.ts). An older index has none: rebuilt.
+    id: '0006_pointer_text',
+    sql: 'SELECT 1;',
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -42,7 +42,13 @@ export interface SessionRow {
 }
 
 /** What to do to the search table: index an event's text, or re-redact earlier rows. */
-export type TextOp = { kind: 'text'; seq: number; type: string; text: string; off: number } | { kind: 'redact'; seqs: number[]; pattern: string };
+export type TextOp =
+  | { kind: 'text'; seq: number; type: string; text: string; off: number }
+  | { kind: 'redact'; seqs: number[]; pattern: string }
+  | PointerOp;
+
+/** A pointer event: the pointer's text (state.json, not the log) is indexed again (pointer-text.ts). */
+export type PointerOp = { kind: 'pointer'; seq: number; off: number; digest: string };
 
 export function emptyRow(id: string): SessionRow {
   return {
@@ -176,6 +182,9 @@ export function projectEvent(row: SessionRow, ev: StoredEvent, lineStart: number
     case 'episode.closed':
       row.open_episodes = row.open_episodes.filter((e) => e.episode !== p.episode);
       break;
+  }
+  if (text && (ev.type === 'pointer.published' || ev.type === 'pointer.cleared')) {
+    text({ kind: 'pointer', seq: ev.seq, off: lineStart, digest: typeof p.pointer_digest === 'string' ? p.pointer_digest.replace(/[,:]/g, '') : '' });
   }
   if (text) {
     const t = eventText(ev);

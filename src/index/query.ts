@@ -1,5 +1,6 @@
 // What the index answers (index.md): session listing and full-text search, plus the same
 // listing computed from a plain scan of the logs when no index can be had. Read-only.
+import { isAscii } from 'node:buffer';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../core/errors.ts';
@@ -7,9 +8,10 @@ import { LOG_FILE } from '../store/log.ts';
 import type { Db } from './db.ts';
 import { readLogInto, statLog } from './logread.ts';
 import type { StoredEvent } from '../core/events.ts';
-import { type LifecycleState, type OpenEpisode, type SessionRow, applyRedaction, baseType, emptyRow, eventText, presentedText, rowState } from './project.ts';
+import { type LifecycleState, type OpenEpisode, type PointerOp, type SessionRow, applyRedaction, baseType, emptyRow, eventText, presentedText, rowState } from './project.ts';
 import { sessionNames } from './rebuild.ts';
 import { parseList } from './chunks.ts';
+import { POINTER_TYPE, laterPointer, pointerText } from './pointer-text.ts';
 import { porterStem } from './stem.ts';
 import { eventAt, rowFromDb } from './writer.ts';
 
@@ -233,7 +235,9 @@ export function ftsQuery(q: string): string {
     .join(' ');
 }
 
-const termHits = (t: Term, folded: string): boolean => (t.prefix ? folded.startsWith(t.word) : folded === t.word || porterStem(folded) === t.stem);
+// A word of the same stem starts with `need` (what the log pre-check relies on too): most words are told apart without stemming them.
+const termHits = (t: Term, folded: string): boolean =>
+  t.prefix ? folded.startsWith(t.word) : folded === t.word || (folded.startsWith(t.need) && porterStem(folded) === t.stem);
 
 /** A window of the text around the first matching word, matches between HIT_OPEN and HIT_CLOSE. */
 export function makeSnippet(text: string, terms: Term[], words = 24): string {
@@ -259,9 +263,24 @@ export function makeSnippet(text: string, terms: Term[], words = 24): string {
   return out.replace(/\s+/g, ' ');
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+let spanBuf: Buffer | null = null;
+/** The read buffer of eventsAt, reused (a chunk's span is read, checked and parsed before the next). */
+function spanBuffer(bytes: number): Buffer {
+  if (bytes > 1024 * 1024) return Buffer.allocUnsafe(bytes); // a long-lived server keeps no large buffer
+  spanBuf ??= Buffer.allocUnsafe(1024 * 1024);
+  return spanBuf;
+}
 
-/** The events at these byte offsets of a log (one read for the span), null where unreadable or, with `need`, surely not matching. */
+/** Bytes read past the last offset for its line; a longer line is read on its own (eventAt). */
+const LAST_LINE_BYTES = 16 * 1024;
+
+/**
+ * The events at these byte offsets of a log (ascending; one read for the span), null where
+ * unreadable or, with `need`, surely not matching. The pre-check: in an ASCII span, a line
+ * must hold every query word's stem prefix as it is (lower-cased; latin1 keeps byte
+ * offsets), each word's next occurrence found once and moved forward line by line (the
+ * lines ascend), so the span is searched once a word. Lines of other spans are parsed.
+ */
 export function eventsAt(logPath: string, offs: number[], seqs: number[], need?: string[]): (StoredEvent | null)[] {
   const out: (StoredEvent | null)[] = offs.map(() => null);
   if (!offs.length) return out;
@@ -273,17 +292,12 @@ export function eventsAt(logPath: string, offs: number[], seqs: number[], need?:
   }
   try {
     const lo = offs[0];
-    const len = Math.min(offs[offs.length - 1] - lo + 64 * 1024, 8 * 1024 * 1024);
-    const buf = Buffer.allocUnsafe(Math.max(0, len));
-    const n = fs.readSync(fd, buf, 0, buf.length, lo);
-    // Cheap pre-check before parsing: in an ASCII span, a line must hold every query word's
-    // stem prefix as it is (lower-cased); latin1 keeps byte offsets. Other spans are parsed.
-    let low: string | null = null;
+    const len = Math.min(offs[offs.length - 1] - lo + LAST_LINE_BYTES, 8 * 1024 * 1024);
+    const buf = spanBuffer(Math.max(0, len));
+    const n = fs.readSync(fd, buf, 0, len, lo);
     const needed = need?.filter(Boolean) ?? [];
-    if (needed.length) {
-      const span = buf.toString('latin1', 0, n);
-      if (!NON_ASCII.test(span)) low = span.toLowerCase();
-    }
+    const low = needed.length && isAscii(buf.subarray(0, n)) ? buf.toString('latin1', 0, n).toLowerCase() : null;
+    const next = needed.map(() => -1);
     offs.forEach((off, i) => {
       const at = off - lo;
       const nl = at >= 0 && at < n ? buf.indexOf(10, at) : -1;
@@ -292,14 +306,15 @@ export function eventsAt(logPath: string, offs: number[], seqs: number[], need?:
         return;
       }
       try {
-        if (
-          low !== null &&
-          needed.some((w) => {
-            const k = low.indexOf(w, at);
-            return k < 0 || k + w.length > nl;
-          })
-        )
-          return;
+        if (low !== null) {
+          for (let k = 0; k < needed.length; k++) {
+            if (next[k] < at && next[k] !== Number.MAX_SAFE_INTEGER) {
+              const p = low.indexOf(needed[k], at);
+              next[k] = p < 0 ? Number.MAX_SAFE_INTEGER : p;
+            }
+            if (next[k] + needed[k].length > nl) return;
+          }
+        }
         const ev = JSON.parse(buf.toString('utf8', at, nl)) as StoredEvent;
         out[i] = ev.seq === seqs[i] ? ev : null;
       } catch {}
@@ -338,8 +353,19 @@ export function namesFile(files: readonly string[] | undefined, wanted: string, 
   return files.some((f) => f === w || f === rel || (ws !== undefined && ws !== null && `${ws}/${f}` === w));
 }
 
-/** The hit an event makes under a filter, or null when the filter leaves it out. */
-function hitOf(ev: StoredEvent, text: string, f: SearchFilter, base: { session: string; title: string; workspace: string | null; score: number }, terms: Term[] | null): SearchHit | null {
+/** A hit found, its snippet not cut yet: only the hits of the page returned get one (withSnippet). */
+interface Found {
+  hit: SearchHit;
+  text: string;
+}
+
+const withSnippet = ({ hit, text }: Found, terms: Term[]): SearchHit => {
+  hit.snippet = makeSnippet(text, terms);
+  return hit;
+};
+
+/** The hit an event makes under a filter (snippet still empty), or null when the filter leaves it out. */
+function hitOf(ev: Pick<StoredEvent, 'seq' | 'ts' | 'type' | 'payload'>, text: string, f: SearchFilter, base: { session: string; title: string; workspace: string | null; score: number }): Found | null {
   const p = (ev.payload ?? {}) as Record<string, any>;
   const isItem = ev.type === 'transcript.item';
   if (wantsItems(f) && !isItem) return null;
@@ -350,7 +376,7 @@ function hitOf(ev: StoredEvent, text: string, f: SearchFilter, base: { session: 
   const at = isItem && typeof p.at === 'string' ? p.at : ev.ts;
   if (f.since !== undefined && at < f.since) return null;
   if (f.until !== undefined && at >= f.until) return null;
-  const hit: SearchHit = { ...base, seq: ev.seq, type: ev.type, snippet: terms ? makeSnippet(text, terms) : text.slice(0, 160).replace(/\s+/g, ' '), at };
+  const hit: SearchHit = { ...base, seq: ev.seq, type: ev.type, snippet: '', at };
   if (isItem) {
     hit.agent = p.agent;
     hit.role = p.role;
@@ -359,7 +385,14 @@ function hitOf(ev: StoredEvent, text: string, f: SearchFilter, base: { session: 
     if (p.tool?.name) hit.tool = p.tool.name;
     if (Array.isArray(p.files)) hit.files = p.files;
   }
-  return hit;
+  return { hit, text };
+}
+
+/** The hit of a session's pointer (pointer-text.ts): when its text holds every word and the filter lets a pointer through. */
+function pointerHit(sessionDir: string, id: string, seq: number, terms: Term[], f: SearchFilter, base: Parameters<typeof hitOf>[3]): Found | null {
+  const p = pointerText(sessionDir, id);
+  if (!p || !matchesAll(p.text, terms)) return null;
+  return hitOf({ seq, ts: p.at, type: POINTER_TYPE, payload: {} }, p.text, f, base);
 }
 
 const DAY_MS = 86_400_000;
@@ -374,103 +407,111 @@ export function rankScore(relevance: number, at: string, nowMs: number): number 
  * Ranked hits: FTS5 finds the chunks holding every word (bm25), then each chunk's events
  * are read from the log and kept when they hold every word themselves and pass the filter;
  * the candidates are ordered by relevance with recency.
+ *
+ * The ranked query returns rowids and scores only (sorting every match with its columns
+ * cost twice as much); a chunk's columns and its session are looked up as the ranking is
+ * walked, best first, until enough candidates are found. Filters on the recorded types
+ * (an item's agent, role and kind, project.ts indexedType) drop chunks before any log is read.
  */
 export function searchIndex(db: Db, home: string, query: string, f: SearchFilter): SearchHit[] {
   const terms = queryTerms(query);
   const where = ['event_text MATCH ?'];
   const args: unknown[] = [ftsQuery(query)];
-  const type = wantsItems(f) ? 'transcript.item' : f.type;
-  if (type) {
-    where.push('instr(t.types, ?) > 0');
-    args.push(type);
-  }
-  // An item's recorded type names its agent, role and kind (project.ts indexedType): chunks
-  // without one are left out before any log is read.
-  const want = itemTypeTest(f);
-  for (const [k, v] of [
-    ['agent', f.agent],
-    ['role', f.role],
-  ] as const) {
-    if (v === undefined) continue;
-    where.push(`instr(t.types, ?) > 0`);
-    args.push(k === 'agent' ? `transcript.item:${v}:` : `:${v}:`);
-  }
+  const of: string[] = [];
   if (f.cwd !== null) {
-    where.push('s.cwd = ?');
+    of.push('cwd = ?');
     args.push(f.cwd);
   }
   if (f.session !== undefined) {
-    where.push('s.id = ?');
+    of.push('id = ?');
     args.push(f.session);
   }
-  const sql = `SELECT t.rowid AS rid, t.seqs AS seqs, t.offs AS offs, t.types AS types, bm25(event_text) AS score,
-       s.id AS session, s.title AS title, s.cwd AS cwd, s.redactions AS redactions
-     FROM event_text t JOIN sessions s ON s.num = (t.rowid >> 32)
-     WHERE ${where.join(' AND ')} ORDER BY score`;
-  type Row = { seqs: string; offs: string; types: string; score: number; session: string; title: string; cwd: string | null; redactions: string };
+  if (of.length) where.push(`(rowid >> 32) IN (SELECT num FROM sessions WHERE ${of.join(' AND ')})`);
+  const type = wantsItems(f) ? 'transcript.item' : f.type;
+  // What a chunk's recorded types must hold for the filter, tested as the ranking is walked:
+  // in SQL the test reads every match's types (a lookup each), most never needed.
+  const marks = [type, f.agent === undefined ? undefined : `transcript.item:${f.agent}:`, f.role === undefined ? undefined : `:${f.role}:`].filter(
+    (v): v is string => v !== undefined,
+  );
+  const ranked = db.prepare(`SELECT rowid, bm25(event_text) AS score FROM event_text WHERE ${where.join(' AND ')} ORDER BY score`).raw();
+  const columns = db.prepare('SELECT seqs, offs, types FROM event_text WHERE rowid = ?').raw();
+  const sessionOf = db.prepare('SELECT id, title, cwd, redactions FROM sessions WHERE num = ?').raw();
+  type Session = { id: string; title: string; cwd: string | null; red: Record<string, string[]> } | null;
+  const sessions = new Map<number, Session>();
+  const session = (num: number): Session => {
+    let s = sessions.get(num);
+    if (s === undefined) {
+      const r = sessionOf.get(num) as [string, string, string | null, string] | undefined;
+      s = r ? { id: r[0], title: r[1], cwd: r[2], red: JSON.parse(r[3]) as Record<string, string[]> } : null;
+      sessions.set(num, s);
+    }
+    return s;
+  };
+  const want = itemTypeTest(f);
   const limit = Math.max(1, Math.floor(f.limit));
   // Candidates beyond the limit, so recency can reorder what relevance found.
   const wanted = limit * 3;
-  const hits: SearchHit[] = [];
-  const take = (r: Row): void => {
-    const seqs = parseList(r.seqs);
-    const offs = parseList(r.offs);
-    const types = r.types.split(',');
+  const hits: Found[] = [];
+  // What a matching line holds as it is: each word's stem prefix, and the last part of a wanted file's path.
+  const need = terms.map((t) => t.need);
+  const fileName = f.file?.replace(/\\/g, '/').split('/').pop()?.toLowerCase();
+  if (fileName && /^[a-z0-9._-]+$/.test(fileName)) need.push(fileName);
+  for (const [rid, score] of ranked.iterate(...args) as Iterable<[number, number]>) {
+    const cols = columns.get(rid) as [string, string, string] | undefined;
+    if (!cols || !marks.every((m) => cols[2].includes(m))) continue;
+    const types = cols[2].split(',');
+    const seqs = parseList(cols[0]);
     const pick = seqs.map((_, i) => i).filter((i) => (!type || baseType(types[i]) === type) && want(types[i]));
-    const red = JSON.parse(r.redactions) as Record<string, string[]>;
+    if (!pick.length) continue;
+    const s = session(Math.floor(rid / 2 ** 32));
+    if (!s) continue;
+    const base = { session: s.id, title: s.title, workspace: s.cwd, score: Math.round(-score * 1000) / 1000 || 0 };
+    if (baseType(types[0]) === POINTER_TYPE) {
+      // The pointer's row: its text is state.json's now (the truth), never the log's.
+      const found = pointerHit(join(home, 'sessions', s.id), s.id, seqs[0], terms, f, base);
+      if (found) hits.push(found);
+      if (hits.length >= wanted) break;
+      continue;
+    }
+    const offs = parseList(cols[1]);
     const evs = eventsAt(
-      join(home, 'sessions', r.session, LOG_FILE),
+      join(home, 'sessions', s.id, LOG_FILE),
       pick.map((i) => offs[i]),
       pick.map((i) => seqs[i]),
-      terms.map((t) => t.need),
+      need,
     );
-    pick.forEach((i, k) => {
+    for (let k = 0; k < pick.length && hits.length < wanted; k++) {
       const ev = evs[k];
-      if (ev === null || hits.length >= wanted) return;
-      const text = presentedText(eventText(ev), red[seqs[i]]);
-      if (!matchesAll(text, terms)) return;
-      const hit = hitOf(ev, text, f, { session: r.session, title: r.title, workspace: r.cwd, score: Math.round(-r.score * 1000) / 1000 || 0 }, terms);
-      if (hit) hits.push(hit);
-    });
-  };
-  // The best chunks first (a top-N query); when their events do not give enough hits (the
-  // words are spread over different events, or the filter leaves most out), one ranked pass over the rest.
-  const head = db.prepare(`${sql} LIMIT ?`).all(...args, wanted) as Row[];
-  for (const r of head) {
-    if (hits.length >= wanted) break;
-    take(r);
-  }
-  if (hits.length < wanted && head.length === wanted) {
-    let skip = head.length;
-    for (const r of db.prepare(sql).iterate(...args) as Iterable<Row>) {
-      if (skip > 0) {
-        skip--;
-        continue;
-      }
-      take(r);
-      if (hits.length >= wanted) break;
+      if (ev === null) continue;
+      const text = presentedText(eventText(ev), s.red[seqs[pick[k]]]);
+      if (!matchesAll(text, terms)) continue;
+      const found = hitOf(ev, text, f, base);
+      if (found) hits.push(found);
     }
+    if (hits.length >= wanted) break;
   }
   const now = f.nowMs ?? Date.now();
   return hits
-    .map((h) => ({ h, rank: rankScore(Math.max(h.score, 0.001), h.at, now) }))
-    .sort((a, b) => b.rank - a.rank || (a.h.at < b.h.at ? 1 : -1))
+    .map((h) => ({ h, rank: rankScore(Math.max(h.hit.score, 0.001), h.hit.at, now) }))
+    .sort((a, b) => b.rank - a.rank || (a.h.hit.at < b.h.hit.at ? 1 : -1))
     .slice(0, limit)
-    .map(({ h }) => h);
+    .map(({ h }) => withSnippet(h, terms));
 }
 
 /** Search without an index: every word as it would match the index (stems), newest first. */
 export function searchByScan(home: string, query: string, f: SearchFilter): SearchHit[] {
   const terms = queryTerms(query);
-  const hits: SearchHit[] = [];
+  const hits: Found[] = [];
   for (const row of scanRows(home)) {
     if (f.cwd !== null && row.cwd !== f.cwd) continue;
     if (f.session !== undefined && row.id !== f.session) continue;
     const path = join(home, 'sessions', row.id, LOG_FILE);
     const texts = new Map<number, { type: string; text: string; off: number }>();
     const r = emptyRow(row.id);
+    const last: { pointer: PointerOp | null } = { pointer: null };
     readLogInto(path, r, statLog(path)?.size ?? 0, (op) => {
       if (op.kind === 'text') texts.set(op.seq, { type: op.type, text: op.text, off: op.off });
+      else if (op.kind === 'pointer') last.pointer = laterPointer(last.pointer, op);
       else
         for (const s of op.seqs) {
           const t = texts.get(s);
@@ -484,13 +525,17 @@ export function searchByScan(home: string, query: string, f: SearchFilter): Sear
       keep.map(([, t]) => t.off),
       keep.map(([seq]) => seq),
     );
+    const base = { session: row.id, title: row.title, workspace: row.cwd, score: 0 };
     keep.forEach(([, t], k) => {
       const ev = evs[k];
       if (!ev) return;
-      const hit = hitOf(ev, t.text, f, { session: row.id, title: row.title, workspace: row.cwd, score: 0 }, terms);
-      if (hit) hits.push(hit);
+      const found = hitOf(ev, t.text, f, base);
+      if (found) hits.push(found);
     });
+    const p = last.pointer;
+    const pointer = p && (!type || type === POINTER_TYPE) ? pointerHit(join(home, 'sessions', row.id), row.id, p.seq, terms, f, base) : null;
+    if (pointer) hits.push(pointer);
   }
-  hits.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : b.seq - a.seq));
-  return hits.slice(0, f.limit);
+  hits.sort(({ hit: a }, { hit: b }) => (a.at < b.at ? 1 : a.at > b.at ? -1 : b.seq - a.seq));
+  return hits.slice(0, f.limit).map((h) => withSnippet(h, terms));
 }

@@ -142,7 +142,7 @@ export class WorkerSink implements RebuildSink {
   }
 
   chunk(num: number, c: Chunk): void {
-    this.texts.push(textRowid(num, c.seqs[0]), ...chunkColumns(c));
+    this.texts.push(textRowid(num, c.slot ?? c.seqs[0]), ...chunkColumns(c));
     if (this.texts.length >= CHUNKS_PER_BATCH * 5) this.post();
   }
 

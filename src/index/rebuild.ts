@@ -11,7 +11,8 @@ import type { Db } from './db.ts';
 import { type LogStat, readLogInto, statLog } from './logread.ts';
 import { feedState, setMeta } from './meta.ts';
 import { type Chunk, TextBuffer } from './chunks.ts';
-import { type SessionRow, type TextOp, emptyRow } from './project.ts';
+import { type PointerOp, type SessionRow, type TextOp, emptyRow } from './project.ts';
+import { laterPointer, pointerChunk } from './pointer-text.ts';
 import { IndexWriter } from './writer.ts';
 
 export interface RebuildStats {
@@ -79,13 +80,19 @@ export function rebuildInto(sink: RebuildSink, home: string, opts: { progress?: 
         // A session's texts are held until its log is read, so `session redact` patterns
         // (context.rewritten, later in the log) apply before anything reaches the index.
         const texts = new TextBuffer();
+        const last: { pointer: PointerOp | null } = { pointer: null };
         readLogInto(path, row, st.size, (op: TextOp) => {
           if (op.kind === 'text') texts.add({ seq: op.seq, type: op.type, text: op.text, off: op.off });
+          else if (op.kind === 'pointer') last.pointer = laterPointer(last.pointer, op);
           else texts.redact(op.seqs, op.pattern);
         });
         if (row.last_seq > 0 || row.corrupt) {
           num++;
           for (const c of texts.chunks()) sink.chunk(num, c);
+          // The pointer's row last: the end of the session's rowid range (pointer-text.ts).
+          const p = last.pointer;
+          const pc = p && pointerChunk(join(sessionsDir, id), id, p.seq, p.off, p.digest);
+          if (pc) sink.chunk(num, pc);
           sink.session(num, row, st);
           stats.sessions++;
           stats.events += row.events;

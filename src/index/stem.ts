@@ -56,8 +56,22 @@ const STEP2: [string, string][] = [
 const STEP3: [string, string][] = [['icate', 'ic'], ['ative', ''], ['alize', 'al'], ['iciti', 'ic'], ['ical', 'ic'], ['ful', ''], ['ness', '']];
 const STEP4 = ['al', 'ance', 'ence', 'er', 'ic', 'able', 'ible', 'ant', 'ement', 'ment', 'ent', 'ion', 'ou', 'ism', 'ate', 'iti', 'ous', 'ive', 'ize'];
 
+/** Stems already computed: search stems every word of every candidate event, and a vocabulary repeats. */
+const STEMS = new Map<string, string>();
+const STEMS_MAX = 50_000;
+
 export function porterStem(word: string): string {
-  if (word.length <= 2 || !/^[a-z]+$/.test(word)) return word;
+  if (word.length <= 2) return word;
+  const known = STEMS.get(word);
+  if (known !== undefined) return known;
+  const stem = stemOf(word);
+  if (STEMS.size >= STEMS_MAX) STEMS.clear();
+  STEMS.set(word, stem);
+  return stem;
+}
+
+function stemOf(word: string): string {
+  if (!/^[a-z]+$/.test(word)) return word;
   const w = { s: word };
   // Step 1a
   if (w.s.endsWith('sses')) w.s = w.s.slice(0, -2);

@@ -8,9 +8,11 @@
 import type { Db } from './db.ts';
 import type { LogStat } from './logread.ts';
 import * as fs from 'node:fs';
+import { dirname } from 'node:path';
 import type { StoredEvent } from '../core/events.ts';
-import type { SessionRow, TextOp } from './project.ts';
+import type { PointerOp, SessionRow, TextOp } from './project.ts';
 import { type Chunk, TextBuffer, chunkColumns, parseList } from './chunks.ts';
+import { POINTER_SLOT, POINTER_TYPE, laterPointer, pointerChunk } from './pointer-text.ts';
 import { eventText, presentedText } from './project.ts';
 
 const SPAN = 2 ** 32;
@@ -106,6 +108,7 @@ export class IndexWriter {
   private readonly updateStmt;
   private readonly insertText;
   private readonly selectText;
+  private readonly pointerRow;
   private readonly updateText;
   private readonly deleteTexts;
   private readonly loadStmt;
@@ -127,6 +130,7 @@ export class IndexWriter {
     this.upsertStmt = db.prepare(UPSERT_SQL);
     this.updateStmt = db.prepare(UPDATE_SQL);
     this.insertText = db.prepare(INSERT_TEXT_SQL);
+    this.pointerRow = db.prepare('SELECT types FROM event_text WHERE rowid = ?').pluck();
     this.selectText = db.prepare('SELECT rowid AS rid, seqs, offs, types FROM event_text WHERE rowid >= ? AND rowid <= ? ORDER BY rowid DESC LIMIT 1');
     this.updateText = db.prepare('DELETE FROM event_text WHERE rowid = ?');
     this.deleteTexts = db.prepare('DELETE FROM event_text WHERE rowid >= ? AND rowid < ?');
@@ -169,8 +173,9 @@ export class IndexWriter {
    * one written, so a catch-up touching sessions in any order inserts in rowid order.
    */
   chunk(num: number, c: Chunk, defer = false): void {
-    if (defer) this.deferred.push([num * SPAN + c.seqs[0], ...chunkColumns(c)]);
-    else this.insertText.run(num * SPAN + c.seqs[0], ...chunkColumns(c));
+    const rid = textRowid(num, c.slot ?? c.seqs[0]);
+    if (defer) this.deferred.push([rid, ...chunkColumns(c)]);
+    else this.insertText.run(rid, ...chunkColumns(c));
   }
 
   flushChunks(): void {
@@ -221,9 +226,11 @@ export class IndexWriter {
   /** Applies the text operations of one catch-up: texts held in a buffer, redactions of written ones at once. */
   textSink(num: number, logPath: string, row: SessionRow): { op: (op: TextOp) => void; flush: () => void } {
     const buf = new TextBuffer();
+    let pointer: PointerOp | null = null;
     return {
       op: (op) => {
         if (op.kind === 'text') buf.add({ seq: op.seq, type: op.type, text: presentedText(op.text, row.redactions[op.seq]), off: op.off });
+        else if (op.kind === 'pointer') pointer = laterPointer(pointer, op);
         else {
           const missing = buf.redact(op.seqs, op.pattern);
           if (missing.length) this.redact(num, missing, logPath, row.redactions);
@@ -231,8 +238,21 @@ export class IndexWriter {
       },
       flush: () => {
         for (const c of buf.chunks()) this.chunk(num, c, true);
+        if (pointer) this.pointer(num, dirname(logPath), row.id, pointer);
       },
     };
+  }
+
+  /** The session's pointer row after a pointer event: kept when its digest is the event's, else replaced from state.json (or dropped). */
+  private pointer(num: number, sessionDir: string, id: string, op: PointerOp): void {
+    const rid = textRowid(num, POINTER_SLOT);
+    const type = `${POINTER_TYPE}:${op.digest}`;
+    const held = this.pointerRow.get(rid) as string | undefined;
+    if (held !== undefined && held === type && op.digest) return;
+    this.updateText.run(rid);
+    this.deletePending.run(rid, rid + 1);
+    const c = pointerChunk(sessionDir, id, op.seq, op.off, op.digest);
+    if (c) this.chunk(num, c, true);
   }
 
   clearTexts(num: number): void {

@@ -335,7 +335,7 @@ export function tools(ctx: McpContext): Record<(typeof TOOL_NAMES)[number], Tool
 
     search: tool({
       description:
-        'Full-text search (stemmed) over every session: what the agents said and did (transcript items: user requests, assistant answers, tool calls and their files), prompts, context notes, titles and artifact names. Hits name the session, seq, time, agent, role and a snippet (matches in **…**). Use it to find earlier work on a topic before starting it again. ' +
+        'Full-text search (stemmed) over every session: what the agents said and did (transcript items: user requests, assistant answers, tool calls and their files), prompts, context notes, titles, artifact names and the published task pointer of each session. Hits name the session, seq, time, agent, role and a snippet (matches in **…**). Use it to find earlier work on a topic before starting it again. ' +
         ERRORS(['USAGE', 'WS001']),
       input: z.strictObject({
         query: z.string().min(1).max(1000),
