@@ -274,3 +274,31 @@ test('items.idx: the last record of a key is its current one (a changed item sup
   assert.equal(items[1].payload.supersedes, items[0].seq);
   assert.equal(items[3].payload.supersedes, items[1].seq);
 });
+
+test('the cursor rewritten in place: a mixed or torn one fails its check and the file is read again, each item once', () => {
+  const w = world();
+  fs.writeFileSync(w.file, line({ id: 'a', text: 'one' }) + line({ id: 'b', text: 'two' }));
+  captureOnce(w.req());
+  const dir = join(w.home, 'sessions', 's1', 'transcripts');
+  const name = fs.readdirSync(dir).find((n) => n.endsWith('.cursor.json')) as string;
+  const cfile = join(dir, name);
+  const good = fs.readFileSync(cfile, 'utf8');
+  assert.match(good, /,"check":"[0-9a-f]{16}"\}\n$/);
+  assert.equal(sessionCursors(join(w.home, 'sessions', 's1')).length, 1);
+  // Old and new bytes mixed: the offset says more than was read (it parses; the check says no).
+  fs.writeFileSync(cfile, good.replace(/"offset":(\d+)/, (_m, n) => `"offset":${Number(n) + 7}`));
+  assert.equal(sessionCursors(join(w.home, 'sessions', 's1')).length, 0);
+  fs.appendFileSync(w.file, line({ id: 'c', text: 'three' }));
+  const r = captureOnce(w.req());
+  assert.equal(r.appended, 1);
+  assert.equal(r.duplicates, 2);
+  // Torn (a crash mid-write) and padded: read again from the start too.
+  fs.writeFileSync(cfile, `${good.slice(0, 40)}${' '.repeat(200)}`);
+  assert.equal(captureOnce(w.req()).appended, 0);
+  assert.deepEqual(
+    w.items().map((e) => e.payload.item_id),
+    ['a', 'b', 'c'],
+  );
+  // A shorter cursor written over a longer one keeps the file's length, padded with spaces, and reads back.
+  assert.equal(sessionCursors(join(w.home, 'sessions', 's1'))[0].offset, fs.statSync(w.file).size);
+});

@@ -90,12 +90,30 @@ export interface CaptureResult {
 const empty = (meta: ParseState['meta'] = {}): CaptureResult => ({ appended: 0, superseded: 0, duplicates: 0, bytes: 0, skips: [], more: false, meta });
 
 
+/**
+ * The cursor is rewritten in place (see captureOnce), so a reader racing the write, or a crash
+ * in it, may meet old and new bytes mixed: its last field, a digest of everything before it,
+ * makes such a mix (which could parse, with an offset neither write held) no cursor at all.
+ */
+const CHECK_RE = /,"check":"([0-9a-f]{16})"\}\s*$/;
+
+export function cursorText(c: Cursor): string {
+  const body = JSON.stringify(c);
+  return `${body.slice(0, -1)},"check":"${sha256Hex(body).slice(0, 16)}"}\n`;
+}
+
 export function readCursor(file: string): Cursor | null {
   const b = readFileOrNull(file);
   if (!b) return null;
   try {
-    const c = JSON.parse(b.toString('utf8')) as Cursor;
-    return c && c.v === 1 && typeof c.offset === 'number' && c.state ? c : null;
+    const text = b.toString('utf8');
+    const m = CHECK_RE.exec(text);
+    // Without a check: a cursor written by an earlier baton, by a rename (never torn).
+    if (m && sha256Hex(`${text.slice(0, m.index)}}`).slice(0, 16) !== m[1]) return null;
+    const c = JSON.parse(text) as Cursor & { check?: string };
+    if (!c || c.v !== 1 || typeof c.offset !== 'number' || !c.state) return null;
+    delete c.check;
+    return c;
   } catch {
     return null;
   }
@@ -410,9 +428,9 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
   if (prev && read.bytes === 0 && chunk.skips.length === 0 && same(prev) === same(cursor)) return result;
   ensureDir(join(sessionDir, TRANSCRIPTS_DIR));
   // In place, not by a rename: a rename over the old cursor makes ext4 flush it (~1 ms of every
-  // capture). A torn cursor (a crash mid-write, a reader racing the write) does not parse and
+  // capture). A torn cursor (a crash mid-write, a reader racing the write) fails its check and
   // means reading the file again from its start, each item dropped by items.idx: never a lost item.
-  writeInPlace(cfile, `${JSON.stringify(cursor)}\n`);
+  writeInPlace(cfile, cursorText(cursor));
   return result;
 }
 
