@@ -7,6 +7,19 @@ import { test } from 'node:test';
 import { CHUNK_CHARS, LEAD_REACH, PEM_MAX_CHARS, REDACTED, RULES, keyInProse, newAhead, redactDefault, redactText, redactValue, userPattern } from '../src/core/redact.ts';
 import { AN, NEAR_MISSES, SAMPLES, fake } from './fixtures/secret-samples.ts';
 
+test('a cold process and a warm one (the strategy switches after the first 256 KiB) give the same answer', () => {
+  const filler = 'plain words for the filler, nothing to see here. ';
+  const texts = SAMPLES.map((s, i) => `${filler.repeat(40 + (i % 7) * 60)}${s.text}\n${filler.repeat(30)}`);
+  // The first test of this file: the process is cold here (each test file runs in its own process).
+  const first = texts.map((t) => redactDefault(t).text);
+  redactDefault(filler.repeat(Math.ceil((300 * 1024) / filler.length)));
+  assert.deepEqual(
+    texts.map((t) => redactDefault(t).text),
+    first,
+  );
+  for (const [i, s] of SAMPLES.entries()) assert.ok(!first[i].includes(s.secret), s.id);
+});
+
 test('the table: unique ids, each with a reference rule and a sample', () => {
   const ids = RULES.map((r) => r.id);
   assert.equal(new Set(ids).size, ids.length, 'ids are unique');
@@ -235,3 +248,4 @@ test('user patterns (session redact) replace their matches only, not the default
   const gh = SAMPLES.find((s) => s.id === 'github-token')?.secret as string;
   assert.equal(redactText(`codename falcon and ${gh}`, [userPattern('falcon')]), `codename ${REDACTED} and ${gh}`);
 });
+

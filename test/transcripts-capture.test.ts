@@ -223,3 +223,82 @@ test('secrets are redacted and long texts cut before the write; files made works
     ['src/a.ts'],
   );
 });
+
+test('items.idx: lines it lost are written back from the log once, a torn last line does not join the next one', () => {
+  const w = world();
+  fs.writeFileSync(w.file, line({ id: 'a', text: 'one' }) + line({ id: 'b', text: 'two' }));
+  assert.equal(captureOnce(w.req()).appended, 2);
+  const dir = join(w.home, 'sessions', 's1', 'transcripts');
+  const idxFile = join(dir, 'items.idx');
+  const full = fs.readFileSync(idxFile, 'utf8');
+  // A crash lost the index's lines (they are not fsync'd) and left half a line.
+  fs.writeFileSync(idxFile, full.slice(0, 20));
+  fs.appendFileSync(w.file, line({ id: 'c', text: 'three' }));
+  assert.equal(captureOnce(w.req()).appended, 1);
+  const lines = fs.readFileSync(idxFile, 'utf8').split('\n');
+  // The items of the log are all in the index again, each line whole, with the log's size last.
+  const keys = lines.filter((l) => /^[0-9a-f]{32} [0-9a-f]{32} \d+$/.test(l)).map((l) => l.split(' ')[0]);
+  assert.equal(new Set(keys).size, 3);
+  assert.equal(lines.at(-2), `@ ${fs.statSync(join(w.home, 'sessions', 's1', 'events.jsonl')).size}`);
+  // Read again from the start (cursor gone): nothing is appended twice, and the index needs no new lines.
+  for (const n of fs.readdirSync(dir)) if (n.endsWith('.cursor.json')) fs.unlinkSync(join(dir, n));
+  const before = fs.readFileSync(idxFile, 'utf8');
+  const r = captureOnce(w.req());
+  assert.equal(r.appended, 0);
+  assert.equal(r.duplicates, 3);
+  assert.equal(fs.readFileSync(idxFile, 'utf8'), before);
+  assert.deepEqual(
+    w.items().map((e) => e.payload.item_id),
+    ['a', 'b', 'c'],
+  );
+});
+
+test('items.idx: the last record of a key is its current one (a changed item supersedes the newest)', () => {
+  const w = world();
+  fs.writeFileSync(w.file, line({ id: 'a', text: 'v1' }));
+  captureOnce(w.req());
+  fs.writeFileSync(w.file, line({ id: 'a', text: 'v2' }) + line({ id: 'x', text: 'pad the head so it differs' }));
+  captureOnce(w.req());
+  fs.writeFileSync(w.file, line({ id: 'a', text: 'v3' }));
+  captureOnce(w.req());
+  const items = w.items();
+  assert.deepEqual(
+    items.map((e) => [e.payload.item_id, e.payload.text]),
+    [
+      ['a', 'v1'],
+      ['a', 'v2'],
+      ['x', 'pad the head so it differs'],
+      ['a', 'v3'],
+    ],
+  );
+  assert.equal(items[1].payload.supersedes, items[0].seq);
+  assert.equal(items[3].payload.supersedes, items[1].seq);
+});
+
+test('the cursor rewritten in place: a mixed or torn one fails its check and the file is read again, each item once', () => {
+  const w = world();
+  fs.writeFileSync(w.file, line({ id: 'a', text: 'one' }) + line({ id: 'b', text: 'two' }));
+  captureOnce(w.req());
+  const dir = join(w.home, 'sessions', 's1', 'transcripts');
+  const name = fs.readdirSync(dir).find((n) => n.endsWith('.cursor.json')) as string;
+  const cfile = join(dir, name);
+  const good = fs.readFileSync(cfile, 'utf8');
+  assert.match(good, /,"check":"[0-9a-f]{16}"\}\n$/);
+  assert.equal(sessionCursors(join(w.home, 'sessions', 's1')).length, 1);
+  // Old and new bytes mixed: the offset says more than was read (it parses; the check says no).
+  fs.writeFileSync(cfile, good.replace(/"offset":(\d+)/, (_m, n) => `"offset":${Number(n) + 7}`));
+  assert.equal(sessionCursors(join(w.home, 'sessions', 's1')).length, 0);
+  fs.appendFileSync(w.file, line({ id: 'c', text: 'three' }));
+  const r = captureOnce(w.req());
+  assert.equal(r.appended, 1);
+  assert.equal(r.duplicates, 2);
+  // Torn (a crash mid-write) and padded: read again from the start too.
+  fs.writeFileSync(cfile, `${good.slice(0, 40)}${' '.repeat(200)}`);
+  assert.equal(captureOnce(w.req()).appended, 0);
+  assert.deepEqual(
+    w.items().map((e) => e.payload.item_id),
+    ['a', 'b', 'c'],
+  );
+  // A shorter cursor written over a longer one keeps the file's length, padded with spaces, and reads back.
+  assert.equal(sessionCursors(join(w.home, 'sessions', 's1'))[0].offset, fs.statSync(w.file).size);
+});

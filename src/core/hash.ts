@@ -80,12 +80,23 @@ interface WasmSha256 {
 /** The instantiated module, null where WebAssembly is missing, undefined before first use. */
 let wasm: WasmSha256 | null | undefined;
 
+/**
+ * Where the instance is shared by every bundle of one process: the hook's (dist/hook.cjs) and the
+ * capture bundle (dist/hook-transcript.cjs) each hold a copy of this module, and each compiling
+ * and instantiating the module costs a hook ~0.7 ms. The module is the same bytes in both (one
+ * build); its state lives in its memory only for the span of one sha256 call (synchronous).
+ */
+const SHARED = Symbol.for('baton.sha256-wasm');
+
 function wasmSha256(): WasmSha256 | null {
   if (wasm !== undefined) return wasm;
+  const g = globalThis as Record<symbol, WasmSha256 | undefined>;
+  if (g[SHARED]) return (wasm = g[SHARED]);
   try {
     const { exports } = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(SHA256_WASM)));
     const memory = exports.memory as WebAssembly.Memory;
     wasm = { mem: new Uint8Array(memory.buffer), view: new DataView(memory.buffer), blocks: exports.blocks as (p: number, n: number) => void };
+    g[SHARED] = wasm;
   } catch {
     wasm = null;
   }

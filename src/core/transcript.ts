@@ -96,6 +96,8 @@ const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 /** The longest prefix of s within `bytes` UTF-8 bytes, never splitting a character. */
 export function headBytes(s: string, bytes: number): string {
   if (bytes <= 0) return '';
+  // At most 3 bytes a UTF-16 unit: short enough whatever it holds (no copy into a Buffer).
+  if (s.length * 3 <= bytes) return s;
   const buf = Buffer.from(s, 'utf8');
   if (buf.length <= bytes) return s;
   let end = bytes;
@@ -106,6 +108,7 @@ export function headBytes(s: string, bytes: number): string {
 /** The longest suffix of s within `bytes` UTF-8 bytes, never splitting a character. */
 export function tailBytes(s: string, bytes: number): string {
   if (bytes <= 0) return '';
+  if (s.length * 3 <= bytes) return s;
   const buf = Buffer.from(s, 'utf8');
   if (buf.length <= bytes) return s;
   let start = buf.length - bytes;
@@ -122,8 +125,12 @@ export function cutText(text: string, limit: number): { text: string; truncated?
   if (n <= limit) return { text };
   const mark = CUT_MARK.replace('%d', String(n));
   const room = Math.max(0, limit - utf8Bytes(mark));
-  const head = headBytes(text, Math.floor((room * 2) / 3));
-  const tail = tailBytes(text, room - utf8Bytes(head));
+  // All ASCII (a byte a character): the cuts are plain slices, no copy of the text into a Buffer.
+  const ascii = n === text.length;
+  const headRoom = Math.floor((room * 2) / 3);
+  const head = ascii ? text.slice(0, headRoom) : headBytes(text, headRoom);
+  const tailRoom = room - utf8Bytes(head);
+  const tail = ascii ? (tailRoom > 0 ? text.slice(text.length - tailRoom) : '') : tailBytes(text, tailRoom);
   return { text: `${head}${CUT_MARK.replace('%d', String(n - utf8Bytes(head) - utf8Bytes(tail)))}${tail}`, truncated: { original_bytes: n, sha256: sha256Hex(text) } };
 }
 

@@ -13,7 +13,7 @@ import type { EventInput, StoredEvent } from '../core/events.ts';
 import { sha256Hex } from '../core/hash.ts';
 import { isoMillis } from '../core/time.ts';
 import { type TranscriptItem, boundItem, itemDigest, itemKey } from '../core/transcript.ts';
-import { FILE_MODE, appendDurable, ensureDir, readFileOrNull, writeFileAtomic } from '../store/fsutil.ts';
+import { FILE_MODE, appendDurable, ensureDir, readFileOrNull, writeFileAtomic, writeInPlace } from '../store/fsutil.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { CreateOptions, FsStore, Writer } from '../store/store.ts';
 import { MAX_TRANSCRIPT_LINE, type ParsedChunk, type Skip, newParseState, parseDocument, parseEntries, parseJsonlChunk } from './parse.ts';
@@ -90,12 +90,30 @@ export interface CaptureResult {
 const empty = (meta: ParseState['meta'] = {}): CaptureResult => ({ appended: 0, superseded: 0, duplicates: 0, bytes: 0, skips: [], more: false, meta });
 
 
+/**
+ * The cursor is rewritten in place (see captureOnce), so a reader racing the write, or a crash
+ * in it, may meet old and new bytes mixed: its last field, a digest of everything before it,
+ * makes such a mix (which could parse, with an offset neither write held) no cursor at all.
+ */
+const CHECK_RE = /,"check":"([0-9a-f]{16})"\}\s*$/;
+
+export function cursorText(c: Cursor): string {
+  const body = JSON.stringify(c);
+  return `${body.slice(0, -1)},"check":"${sha256Hex(body).slice(0, 16)}"}\n`;
+}
+
 export function readCursor(file: string): Cursor | null {
   const b = readFileOrNull(file);
   if (!b) return null;
   try {
-    const c = JSON.parse(b.toString('utf8')) as Cursor;
-    return c && c.v === 1 && typeof c.offset === 'number' && c.state ? c : null;
+    const text = b.toString('utf8');
+    const m = CHECK_RE.exec(text);
+    // Without a check: a cursor written by an earlier baton, by a rename (never torn).
+    if (m && sha256Hex(`${text.slice(0, m.index)}}`).slice(0, 16) !== m[1]) return null;
+    const c = JSON.parse(text) as Cursor & { check?: string };
+    if (!c || c.v !== 1 || typeof c.offset !== 'number' || !c.state) return null;
+    delete c.check;
+    return c;
   } catch {
     return null;
   }
@@ -141,28 +159,48 @@ export function insideStore(path: string, roots: readonly string[]): string | nu
 }
 
 interface ItemIndex {
+  /** The stored digest and seq of each wanted key that is stored. */
   byKey: Map<string, { digest: string; seq: number }>;
-  logBytes: number;
+  /** Lines of items the log holds and items.idx did not (lost lines, a missing file): written back with the next lines. */
+  missing: string[];
+  /** items.idx no longer describes the log (the log was replaced): rewritten whole, not appended to. */
+  rewrite: boolean;
+  /** items.idx ends in a torn line (a crash mid-append): the next append starts on a line of its own. */
+  torn: boolean;
 }
 
-/** items.idx: `<key> <digest> <seq>` per stored item, `@ <log bytes>` after each batch. Caller holds the mutex. */
-function loadItemIndex(sessionDir: string): ItemIndex {
-  const idx: ItemIndex = { byKey: new Map(), logBytes: 0 };
+/** The last complete line of `text` (up to `end`, a newline's index + 1) that starts with `prefix`; null when none. */
+function lastLineStarting(text: string, prefix: string, end: number): string | null {
+  let at = text.lastIndexOf(`\n${prefix}`, end - 1 - prefix.length);
+  if (at >= 0) at++;
+  else if (text.startsWith(prefix) && prefix.length < end) at = 0;
+  else return null;
+  return text.slice(at, text.indexOf('\n', at));
+}
+
+/**
+ * What items.idx (`<key> <digest> <seq>` per stored item, `@ <log bytes>` after each batch) and
+ * the log past it say of the `wanted` keys only: a capture of a few items in a session of
+ * 100,000 looks each key up (native string searches) instead of reading every line into a
+ * map. The last line of a key is its current record. Caller holds the mutex.
+ */
+function loadItemIndex(sessionDir: string, wanted: ReadonlySet<string>): ItemIndex {
+  const idx: ItemIndex = { byKey: new Map(), missing: [], rewrite: false, torn: false };
+  let logBytes = 0;
   const b = readFileOrNull(join(sessionDir, TRANSCRIPTS_DIR, INDEX_FILE));
   if (b) {
-    const text = b.toString('utf8');
-    let start = 0;
-    for (;;) {
-      const nl = text.indexOf('\n', start);
-      if (nl < 0) break; // a torn last line: the log scan below covers it
-      const line = text.slice(start, nl);
-      start = nl + 1;
-      if (line.startsWith('@ ')) {
-        idx.logBytes = Number(line.slice(2)) || 0;
-        continue;
-      }
-      const [key, digest, seq] = line.split(' ');
-      if (key && digest && seq) idx.byKey.set(key, { digest, seq: Number(seq) });
+    // ASCII only (hex keys and digests, digits): latin1 is the cheapest decoding.
+    const text = b.toString('latin1');
+    // A torn last line (no newline) is not read: the log scan below covers it.
+    const end = text.lastIndexOf('\n') + 1;
+    idx.torn = end < text.length;
+    const mark = lastLineStarting(text, '@ ', end);
+    if (mark !== null) logBytes = Number(mark.slice(2)) || 0;
+    for (const key of wanted) {
+      const line = lastLineStarting(text, `${key} `, end);
+      if (line === null) continue;
+      const [, digest, seq] = line.split(' ');
+      if (digest && seq) idx.byKey.set(key, { digest, seq: Number(seq) });
     }
   }
   // The index is a projection: whatever the log holds past what it has seen is folded in.
@@ -173,16 +211,17 @@ function loadItemIndex(sessionDir: string): ItemIndex {
   } catch {
     return idx;
   }
-  if (size < idx.logBytes) {
+  if (size < logBytes) {
     // The log is never shorter than before unless replaced (an import): rebuild from scratch.
     idx.byKey.clear();
-    idx.logBytes = 0;
+    idx.rewrite = true;
+    logBytes = 0;
   }
-  if (size > idx.logBytes) foldLogItems(logPath, idx.logBytes, size, idx);
+  if (size > logBytes) foldLogItems(logPath, logBytes, size, idx, wanted);
   return idx;
 }
 
-function foldLogItems(logPath: string, from: number, to: number, idx: ItemIndex): void {
+function foldLogItems(logPath: string, from: number, to: number, idx: ItemIndex, wanted: ReadonlySet<string>): void {
   const fd = fs.openSync(logPath, 'r');
   try {
     const CHUNK = 4 * 1024 * 1024;
@@ -202,7 +241,10 @@ function foldLogItems(logPath: string, from: number, to: number, idx: ItemIndex)
           const ev = JSON.parse(line) as StoredEvent;
           if (ev.type !== 'transcript.item') continue;
           const item = ev.payload as unknown as TranscriptItem;
-          idx.byKey.set(itemKey(item), { digest: itemDigest(item), seq: ev.seq });
+          const key = itemKey(item);
+          const digest = itemDigest(item);
+          idx.missing.push(`${key} ${digest} ${ev.seq}\n`);
+          if (wanted.has(key)) idx.byKey.set(key, { digest, seq: ev.seq });
         } catch {
           // a torn line: not acknowledged, not an item
         }
@@ -211,7 +253,6 @@ function foldLogItems(logPath: string, from: number, to: number, idx: ItemIndex)
   } finally {
     fs.closeSync(fd);
   }
-  idx.logBytes = to;
 }
 
 const actorOf = (role: TranscriptItem['role']): EventInput['actor'] => (role === 'user' ? 'user' : role === 'system' ? 'system' : 'agent');
@@ -263,10 +304,12 @@ function readNew(req: CaptureRequest, fd: number, prev: Cursor | null): Read {
   const st = fs.fstatSync(fd, { bigint: true });
   const size = Number(st.size);
   let cursor = prev && prev.ino === String(st.ino) && prev.offset <= size ? prev : freshCursor(req, st);
+  let headSeen = false;
   if (cursor.offset > 0 && cursor.head_sha) {
     const head = readPast(fd, 0, cursor.head_len);
     // Rewritten in place (same inode, other bytes): read it again from the start.
     if (sha256Hex(head) !== cursor.head_sha) cursor = freshCursor(req, st);
+    else headSeen = true;
   }
   cursor = { ...cursor, size, mtime_ms: Number(st.mtimeMs), updated_at: isoMillis(req.now) };
   const budget = req.budget ?? CAPTURE_BUDGET;
@@ -317,9 +360,11 @@ function readNew(req: CaptureRequest, fd: number, prev: Cursor | null): Read {
   const chunk = parseJsonlChunk(req.reader, window, cursor.line, state);
   chunk.skips.unshift(...skips);
   const end = offset + chunk.consumed;
+  // A full head the cursor had, and that was just found unchanged, is not read and hashed again.
+  const head = headSeen && cursor.head_len === HEAD_BYTES ? { head_sha: cursor.head_sha, head_len: cursor.head_len } : headOf(readPast(fd, 0, Math.min(HEAD_BYTES, end)));
   return {
     chunk,
-    cursor: { ...cursor, offset: end, line: cursor.line + chunk.lines, ...headOf(readPast(fd, 0, Math.min(HEAD_BYTES, end))), skipping: false, ...(chunk.unknownVersion ? { unknown_version: chunk.unknownVersion } : {}) },
+    cursor: { ...cursor, offset: end, line: cursor.line + chunk.lines, ...head, skipping: false, ...(chunk.unknownVersion ? { unknown_version: chunk.unknownVersion } : {}) },
     bytes: chunk.consumed,
     more: !chunk.unknownVersion && end < size && chunk.consumed > 0 && window.length >= budget,
   };
@@ -378,8 +423,14 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
     return boundItem(req.reader.agent, req.agentSession, raw, { workspace, now: nowIso });
   });
   if (items.length) appendItems(req, items, result, meta);
+  // Nothing read and nothing learned: the cursor on disk says it already (no write at all).
+  const same = (c: Cursor): string => JSON.stringify({ ...c, updated_at: '' });
+  if (prev && read.bytes === 0 && chunk.skips.length === 0 && same(prev) === same(cursor)) return result;
   ensureDir(join(sessionDir, TRANSCRIPTS_DIR));
-  writeFileAtomic(cfile, `${JSON.stringify(cursor)}\n`, { mode: FILE_MODE });
+  // In place, not by a rename: a rename over the old cursor makes ext4 flush it (~1 ms of every
+  // capture). A torn cursor (a crash mid-write, a reader racing the write) fails its check and
+  // means reading the file again from its start, each item dropped by items.idx: never a lost item.
+  writeInPlace(cfile, cursorText(cursor));
   return result;
 }
 
@@ -416,11 +467,16 @@ function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: Transc
   ensureDir(tdir);
   let created: StoredEvent[] = [];
   const stored = req.store.locked(req.sessionId, () => {
-    const idx = loadItemIndex(dir);
+    // One hash pass per item: its key and digest serve the look-up and the index lines.
+    const keys = items.map(itemKey);
+    const idx = loadItemIndex(dir, new Set(keys));
     const fresh: TranscriptItem[] = [];
+    const freshKeys: string[] = [];
+    const freshDigests: string[] = [];
     const seenNow = new Map<string, string>();
-    for (const item of items) {
-      const key = itemKey(item);
+    for (let j = 0; j < items.length; j++) {
+      const item = items[j];
+      const key = keys[j];
       const digest = itemDigest(item);
       if (seenNow.get(key) === digest) {
         result.duplicates++;
@@ -437,6 +493,16 @@ function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: Transc
       }
       seenNow.set(key, digest);
       fresh.push(item);
+      freshKeys.push(key);
+      freshDigests.push(digest);
+    }
+    const idxPath = join(tdir, INDEX_FILE);
+    // Lines of the log's items items.idx lacked go back in first (a lost line is found once, not on every run).
+    let pending = `${idx.torn ? '\n' : ''}${idx.missing.join('')}`;
+    if (idx.rewrite) {
+      // Not fsync'd, like the appends below: a projection of the log.
+      writeFileAtomic(idxPath, `${pending}@ ${fs.statSync(join(dir, LOG_FILE)).size}\n`, { mode: FILE_MODE });
+      pending = '';
     }
     const out: StoredEvent[] = [];
     for (let i = 0; i < fresh.length; i += APPEND_BATCH) {
@@ -455,13 +521,13 @@ function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: Transc
       events ??= req.store.appendUnderMutex(req.sessionId, inputs, req.writer);
       out.push(...events);
       const logBytes = fs.statSync(join(dir, LOG_FILE)).size;
-      const lines = events.map((e) => {
-        const item = e.payload as unknown as TranscriptItem;
-        return `${itemKey(item)} ${itemDigest(item)} ${e.seq}\n`;
-      });
-      // Not fsync'd: a lost line is folded back in from the log (loadItemIndex).
-      appendDurable(join(tdir, INDEX_FILE), `${lines.join('')}@ ${logBytes}\n`, false);
+      // The append returns one event per input, in order.
+      const lines = events.map((e, j) => `${freshKeys[i + j]} ${freshDigests[i + j]} ${e.seq}\n`);
+      // Not fsync'd: a lost line is folded back in from the log (loadItemIndex) and written again.
+      appendDurable(idxPath, `${pending}${lines.join('')}@ ${logBytes}\n`, false);
+      pending = '';
     }
+    if (pending) appendDurable(idxPath, `${pending}@ ${fs.statSync(join(dir, LOG_FILE)).size}\n`, false);
     if (out.length) updateRecent(tdir, out);
     return out;
   });
