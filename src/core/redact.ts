@@ -427,7 +427,7 @@ function regexOf(i: number): RegExp {
 // A process that lives for one event (a hook) runs this file in V8's interpreter, where a loop
 // over a text's characters costs ~50 ns each and a native `includes` per rule ~1 µs for a few
 // KiB; once V8 has compiled the loops (a server, an import), the pair table wins for long texts.
-// Measured on a capture's 64 KiB of items (ADR 0070): ~10 ms in a cold process with the pair
+// Measured on a capture's 64 KiB of items (ADR 0072): ~10 ms in a cold process with the pair
 // table from 4 KiB, ~2.5 ms with `includes` up to 64 KiB; warm, `includes` on 5–30 KiB texts
 // ran at ~65 % of the pair table's speed, so a process switches after its first COLD_CHARS.
 /** Up to this length a text is read once, character by character, for the leads it holds. */
