@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { BIN, tmpDir, treeHash } from './helpers.ts';
+import { BIN, baton, tmpDir, treeHash } from './helpers.ts';
 import { type PgCluster, startPg } from './pg.ts';
 import { type Machine, allAccounted, machine, note, team, until } from './team-machines.ts';
 
@@ -283,4 +283,45 @@ test('the password may live only in ~/.pgpass or PGPASSFILE (0600), never printe
   assert.equal(wrong.json.error.code, 'TM002');
   assert.ok(!wrong.stdout.includes('wrong') && !wrong.stderr.includes('wrong'), 'not even a wrong password is printed');
   allAccounted([a, b], id, acked);
+});
+
+test('doctor asks the team database (read-only): events owned here not pushed yet, and an unreachable database, are problems; in sync it is healthy', () => {
+  const {
+    db,
+    machines: [a],
+  } = team(pg, 'a');
+  const id = a.ok(['session', 'new', 'doctor and the team']).id;
+  a.ok(['team', 'share', id]);
+  a.ok(['sync']);
+  const synced = a.run(['doctor']);
+  assert.equal(synced.json.team.reachable, true, synced.stdout);
+  assert.equal(synced.json.team.to_push, 0);
+  assert.equal(synced.json.team.owned_here, 1);
+  assert.ok(!synced.json.problems.some((p: any) => /team/.test(p.message)), synced.stdout);
+  const rows = pg.psql('select count(*) from baton.machines', db);
+  note(a, id, 'written, not pushed');
+  const behind = a.run(['doctor']);
+  assert.equal(behind.code, 2);
+  assert.equal(behind.json.team.to_push, 1, behind.stdout);
+  assert.ok(behind.json.problems.some((p: any) => /1 event\(s\) of sessions owned here are not in the team database/.test(p.message)), behind.stdout);
+  assert.equal(pg.psql('select count(*) from baton.machines', db), rows, 'doctor wrote nothing to the database');
+  pg.stop();
+  try {
+    const before = treeHash(a.home);
+    const down = a.run(['doctor']);
+    assert.equal(down.code, 2, down.stdout);
+    assert.equal(down.json.team.reachable, false);
+    const p = down.json.problems.find((x: any) => /team database .* is unreachable/.test(x.message));
+    assert.ok(p, down.stdout);
+    assert.match(p.message, /1 shared session\(s\) owned here cannot push/);
+    assert.match(p.fix, /baton team status/);
+    assert.doesNotMatch(down.stdout, /healthy/);
+    assert.equal(treeHash(a.home), before, 'doctor changed the home');
+    const text = baton(['doctor'], { home: a.home, env: a.env });
+    assert.match(text.stdout, /team {7}a · .* · unreachable/);
+  } finally {
+    pg.start();
+  }
+  a.ok(['sync']);
+  assert.equal(a.run(['doctor']).json.team.to_push, 0);
 });

@@ -10,6 +10,7 @@ import { verifyMcp } from '../mcp/verify.ts';
 import { parseAspects } from '../hooks/dispatch.ts';
 import { demoText, runDemo } from '../commands/demo.ts';
 import { doctor } from '../commands/doctor.ts';
+import { teamHealthOf } from '../ops/team.ts';
 import { appendClosure, writeFrozenContext } from '../hooks/contexts.ts';
 import { closeEpisode, loadEpisodes, openEpisode } from '../hooks/episodes.ts';
 import { readLastRun } from '../hooks/lastrun.ts';
@@ -243,10 +244,20 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
     .command('doctor')
     .description('store size, index health, corrupt logs, idle episodes, wiring, Node, disk')
     .action(() =>
-      run(globals(), () => {
+      run(globals(), async () => {
         const g = globals();
         const home = storeHome(g);
         const r = doctor(home, ctxFor(g), new Date());
+        // Team mode: the database asked once, read-only, within its connect timeout.
+        const team = r.store_exists ? await teamHealthOf(openStore(g)) : null;
+        if (team && !team.reachable) {
+          r.problems.push({
+            message: `the team database ${team.url} is unreachable (${team.error?.code ?? 'TM002'} ${team.error?.message ?? ''}): ${team.owned_here} shared session(s) owned here cannot push what they write`,
+            fix: 'baton team status (then: start the database, or fix the URL with baton team join)',
+          });
+        } else if (team && team.to_push > 0) {
+          r.problems.push({ message: `${team.to_push} event(s) of sessions owned here are not in the team database yet`, fix: 'baton sync (or keep baton serve / baton sync --watch running)' });
+        }
         const mb = (n: number) => `${(n / 1048576).toFixed(2)} MiB`;
         const text = [
           `store      ${home}${r.store_exists ? '' : ' (not created yet)'}`,
@@ -260,13 +271,14 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
           `wiring     ${wiringLine(r.wiring, CODEX_TRUST_HINT)}`,
           `node       ${r.node.version}${r.node.ok ? '' : ' (too old)'}`,
           `disk       ${r.disk.free_bytes === null ? '-' : `${mb(r.disk.free_bytes)} free`}`,
+          ...(team ? [`team       ${team.machine} · ${team.url} · ${team.reachable ? `reachable, ${team.to_push} to push, ${team.to_pull} to pull` : 'unreachable'}`] : []),
           '',
           ...(r.problems.length
             ? [`${r.problems.length} problem(s):`, ...r.problems.flatMap((p) => [`  - ${p.message}`, `    fix: ${p.fix}`])]
             : ['healthy']),
         ];
         const problem = r.problems.length ? { code: 'DOCTOR_PROBLEMS', message: `${r.problems.length} problem(s): ${r.problems[0].message}` } : null;
-        return { json: envelope({ ...r }, problem), text, exitCode: problem ? 2 : 0 };
+        return { json: envelope({ ...r, team }, problem), text, exitCode: problem ? 2 : 0 };
       }),
     );
 

@@ -27,6 +27,17 @@ export interface TeamBundle {
   releaseForSession<T>(store: FsStore, id: string, releaseLease: () => T): Promise<{ lease: T; pushed: number }>;
 }
 
+/**
+ * What `baton doctor` says of the team, or null when this home joined none (one stat; the team
+ * bundle and `postgres` load only when it did). Read-only: it never writes to the database.
+ */
+export async function teamHealthOf(store: FsStore): Promise<import('../team/entry.ts').TeamHealth | null> {
+  if (!fs.existsSync(join(store.home, 'team.json'))) return null;
+  const t = requireTeamBundle<{ teamHealth: typeof import('../team/entry.ts').teamHealth; readTeamConfig: (home: string) => import('../team/config.ts').TeamConfig | null }>();
+  const cfg = t.readTeamConfig(store.home);
+  return cfg ? t.teamHealth(store, cfg) : null;
+}
+
 /** dist/team.cjs, required on first use (a sibling of the bundle that calls this). */
 export function requireTeamBundle<T = TeamBundle>(): T {
   return require('./team.cjs') as T;

@@ -10,7 +10,7 @@ import type { FsStore } from '../store/store.ts';
 import { readMarker } from '../store/replica.ts';
 import { cliWriter } from '../store/store.ts';
 import { type TeamConfig, checkMachineName, checkUrl, readConfig, removeConfig, requireConfig, writeConfig } from './config.ts';
-import { close, guard, isConnectionError, kill, maskUrl, unreachable } from './db.ts';
+import { close, connect, guard, isConnectionError, kill, maskUrl, unreachable } from './db.ts';
 import { addRule, projectPath, removeRule, unsharedSessionsOf } from './projects.ts';
 import { type SyncReport, type Team, conflictFiles, release, sessionRows, share, shareMany, syncOnce, take, unshare } from './replicate.ts';
 import { pickConflicts, resolveConflicts } from './resolve.ts';
@@ -274,11 +274,59 @@ async function status(g: GlobalOptions): Promise<CommandResult> {
   }
 }
 
+/** What `baton doctor` says of the team (docs/team.md): read-only, one bounded connection. */
+export interface TeamHealth {
+  machine: string;
+  url: string;
+  reachable: boolean;
+  error?: { code: string; message: string };
+  /** Events of sessions owned here that the team database does not have yet (reachable only). */
+  to_push: number;
+  /** Events the team has that this machine has not pulled (reachable only). */
+  to_pull: number;
+  /** Shared sessions this machine owns, by their markers (known without the database). */
+  owned_here: number;
+}
+
+/**
+ * The team's health for doctor, without writing anything (no migration, no machine row, unlike
+ * status): connect within the URL's connect_timeout, read the shared sessions, compare with the
+ * local logs. An unreachable database is a result, never a throw.
+ */
+export async function teamHealth(store: FsStore, cfg: TeamConfig): Promise<TeamHealth> {
+  const owned = store.ids().filter((id) => readMarker(store.dir(id))?.owner === cfg.machine).length;
+  const base = { machine: cfg.machine, url: maskUrl(cfg.url), owned_here: owned, to_push: 0, to_pull: 0 };
+  let sql: ReturnType<typeof connect> | null = null;
+  try {
+    sql = connect(cfg.url);
+    const s = sql;
+    const rows = await guard(cfg.url, () => [s], () => sessionRows(s));
+    let push = 0;
+    let pull = 0;
+    for (const r of rows) {
+      const local = store.exists(r.id) ? store.view(r.id).scan.lastSeq : 0;
+      if (r.owner === cfg.machine) push += Math.max(0, local - r.last_seq);
+      else pull += Math.max(0, r.last_seq - local);
+    }
+    return { ...base, reachable: true, to_push: push, to_pull: pull };
+  } catch (e) {
+    if (sql) await kill(sql);
+    sql = null;
+    const err = isConnectionError(e) ? unreachable(cfg.url, e) : (e as { code?: string; message?: string });
+    return { ...base, reachable: false, error: { code: err.code ?? 'TM002', message: String(err.message ?? e).split('\n')[0] } };
+  } finally {
+    if (sql) await close(sql);
+  }
+}
+
 function conflictLines(c: ReturnType<typeof conflictFiles>): string[] {
   return c.map((x) => `conflict: ${x.events} event(s) of ${x.session} kept in ${x.file} (written after this machine lost ownership; once it owns the session again: baton team resolve ${x.session} --all)`);
 }
 
 
+
+// For doctor (src/ops/team.ts, teamHealthOf).
+export { readConfig as readTeamConfig } from './config.ts';
 
 // For the benchmarks (bench/cases/team-*.ts), which measure the replicator as shipped.
 export { connect, migrate } from './db.ts';
