@@ -8,6 +8,11 @@
 // Who writes: capture.ts's engine, the one the hooks use, into the session named by the agent's
 // own session id (the id the hooks use), so an import and a later hook capture are one session
 // with no item twice (items.idx, under the session mutex: two imports at once are safe too).
+// A session not yet in baton (files up to FRESH_MAX_BYTES) is written here instead, in one
+// append: session.created, then per run of the agent (meta.runs; one run for the import where
+// the reader tells none) episode.opened, its items, episode.closed; then, in the capture
+// engine's formats, items.idx and recent.json under the same mutex hold, the manifest, and the
+// cursors last (ADR 0072). Anything unusual hands the session to the capture engine unwritten.
 // What a crash leaves: items appended (fsync'd) before the cursor says so; the next run reads
 // from the cursor again and idempotence drops what is already there. A session is listed as
 // complete only when every file of it was read to its end by a cursor written after the append.
@@ -656,9 +661,11 @@ export function importEpisodeId(agent: string, agentSession: string, path: strin
  * The episodes of a fresh session's files: one per run the reader told apart, else one for the
  * whole import. Each is the run's items between an episode.opened and an episode.closed.
  */
-function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: Writer): { inputs: EventInput[]; items: TranscriptItem[]; episodes: number } {
+function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: Writer): { inputs: EventInput[]; items: TranscriptItem[]; keys: Map<TranscriptItem, string>; episodes: number } {
   const inputs: EventInput[] = [];
   const items: TranscriptItem[] = [];
+  // Each item's items.idx line body (`<key> <digest>`), computed once.
+  const keys = new Map<TranscriptItem, string>();
   let episodes = 0;
   const seen = new Map<string, { digest: string; at: number }>();
   const open = (run: RunMark, f: FreshFile, model: string | undefined): string => {
@@ -683,6 +690,7 @@ function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: W
     // session.created is seq 1; every input before this one takes the next seq.
     if (had) item.supersedes = had.at;
     seen.set(key, { digest, at: inputs.length + 2 });
+    keys.set(item, `${key} ${digest}`);
     inputs.push({ type: 'transcript.item', surface: writer.surface, actor: item.role === 'user' ? 'user' : item.role === 'system' ? 'system' : 'agent', payload: item as unknown as Record<string, unknown>, preRedacted: true });
     items.push(item);
   };
@@ -695,7 +703,7 @@ function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: W
     const ep = open(run, files[0], files[0].cursor.state.meta.model);
     for (const x of all) push(x.item);
     close(ep, run);
-    return { inputs, items, episodes };
+    return { inputs, items, keys, episodes };
   }
   for (const f of files) {
     const runs = f.cursor.state.meta.runs ?? [];
@@ -708,7 +716,7 @@ function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: W
     }
     for (; i < f.items.length; i++) push(f.items[i].item);
   }
-  return { inputs, items, episodes };
+  return { inputs, items, keys, episodes };
 }
 
 /**
@@ -737,7 +745,7 @@ function importFresh(
   }
   if (!files.some((f) => f.items.length > 0)) return false;
   const writer = importWriter(reader.agent);
-  const { inputs, items } = withEpisodes(reader.agent, c, files, writer);
+  const { inputs, items, keys } = withEpisodes(reader.agent, c, files, writer);
   const id = c.agentSession;
   store.prepareSession(id);
   const dir = store.writeDir(id);
@@ -748,7 +756,11 @@ function importFresh(
     if (!all) return null;
     const logBytes = fs.statSync(join(dir, LOG_FILE)).size;
     const lines: string[] = [];
-    for (const e of all) if (e.type === 'transcript.item') lines.push(`${itemKey(e.payload as unknown as TranscriptItem)} ${itemDigest(e.payload as unknown as TranscriptItem)} ${e.seq}\n`);
+    for (const e of all) {
+      if (e.type !== 'transcript.item') continue;
+      const item = e.payload as unknown as TranscriptItem;
+      lines.push(`${keys.get(item) ?? `${itemKey(item)} ${itemDigest(item)}`} ${e.seq}\n`);
+    }
     // Projections, as the capture engine keeps them (a lost one is rebuilt from the log).
     appendDurable(join(tdir, ITEM_INDEX), `${lines.join('')}@ ${logBytes}\n`, false);
     try {
