@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { EventLine } from '../src/schemas/event.ts';
 import { tooDeep } from '../src/transcripts/parse.ts';
 import { baton, tmpDir } from './helpers.ts';
 import { agentEnv, assertOnce, fakeAgentStore, itemsOf } from './history-helpers.ts';
@@ -117,8 +118,14 @@ test('import: an episode per run the transcript records, its items inside it; on
     );
   }
 
-  // Every item once, inside an episode; a second import adds no episode.
-  for (const s of sessions) assertOnce(itemsOf(bh, s.id));
+  // Every item once, inside an episode; every event as its schema says; a second import adds no episode.
+  for (const s of sessions) {
+    assertOnce(itemsOf(bh, s.id));
+    for (const e of eventsOf(bh, s.id)) {
+      const r = EventLine.safeParse(e);
+      assert.ok(r.success, `${s.agent} ${e.type} matches the event schema: ${JSON.stringify(r.error?.issues)}`);
+    }
+  }
   const count = (id: string) => eventsOf(bh, id).filter((e) => e.type === 'episode.opened').length;
   const before = sessions.map((s) => count(s.id));
   const again = run(['--json', 'history', 'import', '--all']);

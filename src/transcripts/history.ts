@@ -670,7 +670,7 @@ function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: W
   const seen = new Map<string, { digest: string; at: number }>();
   const open = (run: RunMark, f: FreshFile, model: string | undefined): string => {
     const episode = importEpisodeId(agent, c.agentSession, f.ref.path, run);
-    const payload: Record<string, unknown> = { episode, provider: agent, provider_session_id: c.agentSession, source: run.source, context_file: null, transcript_path: f.ref.path };
+    const payload: Record<string, unknown> = { episode, provider: agent, provider_session_id: c.agentSession, source: run.source, context_file: '', transcript_path: f.ref.path };
     if (model) payload.model = model;
     inputs.push({ type: 'episode.opened', surface: writer.surface, actor: writer.actor, payload });
     episodes++;
@@ -800,7 +800,7 @@ function importEpisodeOnce(store: FsStore, agent: string, id: string, dbPath: st
     const log = readFileOrNull(join(dir, LOG_FILE));
     if (!log || log.includes(`"episode":${JSON.stringify(episode)}`)) return [];
     const duration = Math.max(0, (Date.parse(run.last ?? '') || 0) - (Date.parse(run.at ?? '') || 0));
-    const opened: Record<string, unknown> = { episode, provider: agent, provider_session_id: id, source: 'import', context_file: null };
+    const opened: Record<string, unknown> = { episode, provider: agent, provider_session_id: id, source: 'import', context_file: '' };
     if (r.meta.model) opened.model = r.meta.model;
     return store.appendUnderMutex(
       id,
