@@ -12,7 +12,7 @@
 // append: session.created, then per run of the agent (meta.runs; one run for the import where
 // the reader tells none) episode.opened, its items, episode.closed; then, in the capture
 // engine's formats, items.idx and recent.json under the same mutex hold, the manifest, and the
-// cursors last (ADR 0072). Anything unusual hands the session to the capture engine unwritten.
+// cursors last (ADR 0073). Anything unusual hands the session to the capture engine unwritten.
 // What a crash leaves: items appended (fsync'd) before the cursor says so; the next run reads
 // from the cursor again and idempotence drops what is already there. A session is listed as
 // complete only when every file of it was read to its end by a cursor written after the append.
@@ -29,7 +29,7 @@ import { FILE_MODE, appendDurable, ensureDir, readFileOrNull, writeFileAtomic } 
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
-import { type CaptureResult, type Cursor, RECENT_FILE, captureEntries, captureOnce, cursorPath, emptyRecent, foldRecent, insideStore, readCursor } from './capture.ts';
+import { type CaptureResult, type Cursor, RECENT_FILE, captureEntries, captureOnce, cursorPath, cursorText, emptyRecent, foldRecent, insideStore, readCursor } from './capture.ts';
 import { TRANSCRIPTS_DIR } from './cursor-file.ts';
 import { findReader } from './index.ts';
 import { type Skip, newParseState, parseJsonlChunk } from './parse.ts';
@@ -771,7 +771,7 @@ function importFresh(
   if (!events) return false;
   store.afterAppend(id, events, true);
   const sessionDir = store.dir(id);
-  for (const f of files) writeNew(cursorPath(sessionDir, reader.agent, id, f.ref.path), `${JSON.stringify(f.cursor)}\n`);
+  for (const f of files) writeNew(cursorPath(sessionDir, reader.agent, id, f.ref.path), cursorText(f.cursor));
   let read = 0;
   for (const f of files) {
     read += f.bytes;
