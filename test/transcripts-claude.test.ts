@@ -59,6 +59,16 @@ describe('Claude Code 2.1.328 transcript reader', () => {
     assert.equal(r.state.meta.model, MODEL);
     assert.equal(r.state.meta.firstPrompt, 'Write hello into notes.txt, then a plan in plan.md.');
     assert.equal(r.state.meta.startedAt, '2026-12-02T00:38:11.045Z');
+    // `claude -p`, then two `--resume -p` runs in the same file: each prompt line's
+    // turnPosition.promptIndex starts at 0 again.
+    assert.deepEqual(
+      r.state.meta.runs?.map((x) => [x.line, x.source, x.at, x.last, x.prompts]),
+      [
+        [1, 'startup', '2026-12-02T00:38:11.045Z', '2026-12-02T00:38:13.513Z', 1],
+        [38, 'resume', '2026-12-02T00:38:19.410Z', '2026-12-02T00:38:20.248Z', 1],
+        [51, 'resume', '2026-12-02T00:38:26.661Z', '2026-12-02T00:38:27.059Z', 1],
+      ],
+    );
   });
 
   test('item ids are the same on every read of the file, and unique', () => {

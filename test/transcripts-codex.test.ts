@@ -40,7 +40,16 @@ test('codex: the items of a run and its resume, exactly', () => {
     { role: 'user', kind: 'message', text: 'Are the notes there?' },
     { role: 'assistant', kind: 'message', text: 'Resumed: the notes are still there.', model: 'gpt-5', usage },
   ]);
-  assert.deepEqual(state.meta, { agentSession: SID, cwd: '/home/u/proj', version: '0.171.0', startedAt: state.meta.startedAt, model: 'gpt-5', firstPrompt: 'Write the notes file' });
+  const { runs, ...meta } = state.meta;
+  assert.deepEqual(meta, { agentSession: SID, cwd: '/home/u/proj', version: '0.171.0', startedAt: state.meta.startedAt, model: 'gpt-5', firstPrompt: 'Write the notes file' });
+  // The exec and its resume are two runs (the resume's thread_settings_applied at line 24, between turns).
+  assert.deepEqual(
+    runs?.map((r) => [r.line, r.source, r.at, r.last, r.prompts]),
+    [
+      [1, 'startup', '2026-12-02T00:38:31.884Z', '2026-12-02T00:38:32.531Z', 1],
+      [25, 'resume', '2026-12-02T00:38:33.501Z', '2026-12-02T00:38:33.803Z', 1],
+    ],
+  );
   assert.equal(state.own.held, undefined, 'nothing held back at the end of a finished run');
 });
 

@@ -44,7 +44,17 @@ test('copilot: the items of a run, its resume and a compaction, exactly', () => 
     { role: 'system', kind: 'compaction', text: '<summary>The notes file was written and checked.</summary>' },
   ]);
   assert.equal(out.items[2].raw.item_id, bash.tool.call_id, "a tool call's id is its toolCallId");
-  assert.deepEqual(state.meta, { agentSession: SID, version: '1.0.102', cwd: '/home/u/proj', model: 'stand-in', startedAt: '2026-12-02T00:41:58.134Z', firstPrompt: 'Write the notes file' });
+  const { runs, ...meta } = state.meta;
+  assert.deepEqual(meta, { agentSession: SID, version: '1.0.102', cwd: '/home/u/proj', model: 'stand-in', startedAt: '2026-12-02T00:41:58.134Z', firstPrompt: 'Write the notes file' });
+  // session.start, then two session.resume: three runs, each ended by session.shutdown.
+  assert.deepEqual(
+    runs?.map((r) => [r.line, r.source, r.prompts, r.ended]),
+    [
+      [1, 'startup', 1, 'routine'],
+      [38, 'resume', 1, 'routine'],
+      [53, 'resume', 0, 'routine'],
+    ],
+  );
 });
 
 test('copilot: a view result names the file it read; a newer format version stops the file; unknown events are SkipLine', () => {

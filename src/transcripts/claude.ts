@@ -26,7 +26,7 @@
 //   `redacted_thinking` (encrypted) → never.
 import type { ItemUsage, RawItem } from '../core/transcript.ts';
 import { type JsonlReader, type ParseState, type SessionFile, SkipLine } from './types.ts';
-import { dirEntries, isDir, isFile, joinPath, recalledCall, rememberCall, str, textOfBlocks } from './reader-util.ts';
+import { currentRun, dirEntries, isDir, isFile, joinPath, noteRunTime, recalledCall, rememberCall, startRun, str, textOfBlocks } from './reader-util.ts';
 
 const META_TYPES = new Set([
   'queue-operation',
@@ -201,11 +201,12 @@ export const claudeReader: JsonlReader = {
     }
     return null;
   },
-  parseLine(value, _line, state) {
+  parseLine(value, line, state) {
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SkipLine('not a JSON object');
     const o = value as Record<string, unknown>;
     const type = str(o.type);
     if (!type) throw new SkipLine('line without type');
+    if (!state.meta.runs) startRun(state, line, null, 'startup');
     if (type !== 'user' && type !== 'assistant') {
       if (META_TYPES.has(type)) return [];
       throw new SkipLine(`unknown line type ${type.slice(0, 64)}`);
@@ -214,6 +215,15 @@ export const claudeReader: JsonlReader = {
     if (!id) throw new SkipLine(`${type} line without uuid`);
     noteMeta(o, state);
     const at = str(o.timestamp) ?? null;
+    // A prompt's line carries turnPosition; promptIndex counts the prompts of one process, so
+    // 0 again after prompts were seen is a new run (a resume) of the same session in the same file.
+    const tp = o.turnPosition;
+    if (type === 'user' && tp && typeof tp === 'object') {
+      if ((tp as { promptIndex?: unknown }).promptIndex === 0 && (currentRun(state)?.prompts ?? 0) > 0) startRun(state, line, at, 'resume');
+      const r = currentRun(state);
+      if (r) r.prompts++;
+    }
+    noteRunTime(state, at);
     return type === 'user' ? userItems(o, id, at, state) : assistantItems(o, id, at, state);
   },
 };

@@ -21,6 +21,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { ItemUsage, RawItem } from '../core/transcript.ts';
 import { type JsonlReader, type ParseState, type ReaderEnv, type SessionFile, SkipLine } from './types.ts';
+import { currentRun, noteRunTime, startRun } from './reader-util.ts';
 
 /** A held item bigger than this (text + input, in UTF-16 units) is not kept in the cursor state. */
 const HOLD_LIMIT = 64 * 1024;
@@ -150,6 +151,7 @@ function parseLine(value: unknown, line: number, state: ParseState): RawItem[] {
   const p = obj(rec.payload);
   const at = str(rec.timestamp) ?? null;
   if (!type || !p) throw new SkipLine('codex: no type or payload');
+  if (!state.meta.runs) startRun(state, line, null, 'startup');
   if (type === 'token_usage_record') return release(state, usageOf(obj(p.usage)));
   const out = release(state);
   switch (type) {
@@ -165,10 +167,27 @@ function parseLine(value: unknown, line: number, state: ParseState): RawItem[] {
       if (str(p.model)) state.meta.model = str(p.model);
       if (!state.meta.cwd && str(p.cwd)) state.meta.cwd = str(p.cwd);
       return out;
-    case 'event_msg':
+    case 'event_msg': {
+      // A run (one codex process: exec, or exec resume) applies the thread's settings once as it
+      // loads the thread; seen between turns, that is a resume. Items held back for their usage
+      // are released at that line: the new run starts on the next one.
+      const r = currentRun(state);
+      const kind = str(p.type);
+      if (kind === 'thread_settings_applied' && r && !r.busy && r.prompts > 0) startRun(state, line + 1, at, 'resume');
+      else if (kind === 'task_started' && r) {
+        r.busy = true;
+        r.prompts++;
+        noteRunTime(state, at);
+      } else if ((kind === 'task_complete' || kind === 'turn_aborted') && r) {
+        r.busy = false;
+        noteRunTime(state, at);
+      }
+      return out;
+    }
     case 'world_state':
       return out;
     case 'response_item': {
+      noteRunTime(state, at);
       const items = responseItem(p, str(p.id) ?? `line:${line}`, at, state);
       const last = items.at(-1);
       // The response's usage comes on the next line: hold its (so far) last item back for it.

@@ -22,6 +22,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { ItemUsage, RawItem } from '../core/transcript.ts';
 import { type JsonlReader, type ParseState, type ReaderEnv, SkipLine, UnknownFormat } from './types.ts';
+import { currentRun, noteRunTime, startRun } from './reader-util.ts';
 
 /** The format version this reader knows (session.start data.version). */
 const KNOWN_VERSION = 1;
@@ -105,9 +106,19 @@ function parseLine(value: unknown, line: number, state: ParseState): RawItem[] {
       m.cwd ??= str(obj(d.context)?.cwd);
       m.model = str(d.selectedModel) ?? m.model;
       m.startedAt ??= str(d.startTime) ?? at ?? undefined;
+      startRun(state, line, at, m.runs ? 'resume' : 'startup');
+      return [];
+    }
+    case 'session.shutdown': {
+      const r = currentRun(state);
+      if (r) {
+        r.ended = str(d.shutdownType) ?? 'shutdown';
+        noteRunTime(state, at);
+      }
       return [];
     }
     case 'session.resume':
+      startRun(state, line, at, 'resume');
       state.meta.model = str(d.selectedModel) ?? state.meta.model;
       state.meta.cwd ??= str(obj(d.context)?.cwd);
       return [];
@@ -120,10 +131,14 @@ function parseLine(value: unknown, line: number, state: ParseState): RawItem[] {
     }
     case 'user.message': {
       const text = str(d.content) ?? '';
+      const r = currentRun(state);
+      if (r) r.prompts++;
+      noteRunTime(state, at);
       if (state.meta.firstPrompt === undefined && text) state.meta.firstPrompt = text;
       return [{ item_id: id, at, role: 'user', kind: 'message', text }];
     }
     case 'assistant.message':
+      noteRunTime(state, at);
       return assistantMessage(d, id, at, state);
     case 'tool.execution_complete': {
       const callId = str(d.toolCallId) ?? '';

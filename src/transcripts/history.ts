@@ -8,23 +8,32 @@
 // Who writes: capture.ts's engine, the one the hooks use, into the session named by the agent's
 // own session id (the id the hooks use), so an import and a later hook capture are one session
 // with no item twice (items.idx, under the session mutex: two imports at once are safe too).
+// A session not yet in baton (files up to FRESH_MAX_BYTES) is written here instead, in one
+// append: session.created, then per run of the agent (meta.runs; one run for the import where
+// the reader tells none) episode.opened, its items, episode.closed; then, in the capture
+// engine's formats, items.idx and recent.json under the same mutex hold, the manifest, and the
+// cursors last (ADR 0073). Anything unusual hands the session to the capture engine unwritten.
 // What a crash leaves: items appended (fsync'd) before the cursor says so; the next run reads
 // from the cursor again and idempotence drops what is already there. A session is listed as
 // complete only when every file of it was read to its end by a cursor written after the append.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import type { Workspace } from '../core/session.ts';
+import type { EventInput, StoredEvent } from '../core/events.ts';
+import { sha256Hex } from '../core/hash.ts';
 import { isValidSessionId } from '../core/ids.ts';
+import type { Workspace } from '../core/session.ts';
 import { isoMillis } from '../core/time.ts';
-import type { TranscriptAgent } from '../core/transcript.ts';
+import { type TranscriptAgent, type TranscriptItem, boundItem, itemDigest, itemKey } from '../core/transcript.ts';
 import { titleFromPrompt } from '../hooks/prompt.ts';
-import { FILE_MODE, ensureDir, readFileOrNull, writeFileAtomic } from '../store/fsutil.ts';
+import { FILE_MODE, appendDurable, ensureDir, readFileOrNull, writeFileAtomic } from '../store/fsutil.ts';
+import { LOG_FILE } from '../store/log.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
-import { type CaptureResult, captureEntries, captureOnce, cursorPath, insideStore, readCursor } from './capture.ts';
+import { type CaptureResult, type Cursor, RECENT_FILE, captureEntries, captureOnce, cursorPath, cursorText, emptyRecent, foldRecent, insideStore, readCursor } from './capture.ts';
+import { TRANSCRIPTS_DIR } from './cursor-file.ts';
 import { findReader } from './index.ts';
-import { newParseState, parseJsonlChunk } from './parse.ts';
-import type { Db, DbSession, PayloadReader, ReaderEnv, SessionMeta, TranscriptReader } from './types.ts';
+import { type Skip, newParseState, parseJsonlChunk } from './parse.ts';
+import type { Db, DbSession, JsonlReader, ParseState, PayloadReader, ReaderEnv, RunMark, SessionMeta, TranscriptReader } from './types.ts';
 
 /** Bytes of transcript one capture window reads: the import loops windows, so memory stays bounded whatever the file's size. */
 export const IMPORT_WINDOW = 4 * 1024 * 1024;
@@ -33,6 +42,16 @@ const PEEK_BYTES = 1024 * 1024;
 /** Skipped lines kept by name per agent (all are counted). */
 const MAX_LISTED_SKIPS = 200;
 const MARKER_PREFIX = 'import-';
+/**
+ * A session not yet in baton whose files total at most this is imported in one append (its
+ * items and its episodes, in order); a larger one goes window by window through the capture
+ * engine (memory stays bounded) and gets no episodes.
+ */
+export const FRESH_MAX_BYTES = 16 * 1024 * 1024;
+/** The bytes of a file's head a capture cursor digests (capture.ts's HEAD_BYTES). */
+const HEAD_BYTES = 4096;
+/** The items index capture.ts keeps beside the log (`<key> <digest> <seq>`, `@ <log bytes>`). */
+const ITEM_INDEX = 'items.idx';
 
 /** A database opened for reading (the caller's: a library the readers may not import). */
 export interface OpenedDb {
@@ -486,6 +505,7 @@ function importOne(
     const title = titleFromPrompt(meta.firstPrompt ?? '') || (c.db?.session.title ? titleFromPrompt(c.db.session.title) : null) || `${reader.agent} ${id.slice(0, 8)}`;
     return { title, workspace: workspaceOf(meta.cwd ?? c.db?.session.cwd, opts.readerEnv.home), writer, createdBy: `import:${reader.agent}` };
   };
+  if (!c.db && reader.format === 'jsonl' && c.bytes <= FRESH_MAX_BYTES && !store.exists(id) && importFresh(store, reader, c, opts, stats, createWith, onBytes)) return;
   let appended = 0;
   let refusedAll = true;
   if (c.db) {
@@ -506,6 +526,8 @@ function importOne(
     else {
       refusedAll = false;
       if (store.exists(id)) {
+        // Before the marker: a kill in between writes it on the next run (the id finds it in the log).
+        importEpisodeOnce(store, reader.agent, id, c.db.path, c.db.session, r, writer);
         // After the append (fsync'd): the session is complete up to this update of the database.
         const tdir = join(store.writeDir(id), 'transcripts');
         ensureDir(tdir);
@@ -539,4 +561,255 @@ function importOne(
   if (appended > 0) stats.imported++;
   else if (!refusedAll && store.exists(id)) stats.already++;
   else stats.skipped++;
+}
+
+/**
+ * A file this session never had (a fresh session's cursor, its recent.json), written in place:
+ * no temp file and rename (each a journal write on ext4). A crash mid-write leaves a file that
+ * does not parse, which every reader takes as missing (a cursor: read the transcript again,
+ * idempotence drops what is stored; recent.json: rebuilt from the log). There already: the
+ * usual atomic replace.
+ */
+function writeNew(path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, FILE_MODE);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    writeFileAtomic(path, text, { mode: FILE_MODE });
+    return;
+  }
+  try {
+    fs.writeSync(fd, text);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** One file of a fresh session, read to its end: its items (with their lines), its cursor, its skips. */
+interface FreshFile {
+  ref: FileRef;
+  items: { item: TranscriptItem; line: number }[];
+  cursor: Cursor;
+  skips: Skip[];
+  bytes: number;
+}
+
+/** Reads one whole file in windows, as captureOnce would from an empty cursor; null for anything out of the ordinary (the capture engine takes it). */
+function readFresh(reader: JsonlReader, c: Candidate, f: FileRef, window: number, now: Date): FreshFile | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(f.real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs.fstatSync(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const size = Number(st.size);
+    const state: ParseState = newParseState();
+    const nowIso = isoMillis(now);
+    const out: FreshFile = { ref: f, items: [], skips: [], bytes: 0, cursor: { v: 1, agent: reader.agent, agent_session: c.agentSession, path: f.path, ino: String(st.ino), size, mtime_ms: Number(st.mtimeMs), offset: 0, line: 1, head_sha: '', head_len: 0, state, skipped: {}, updated_at: nowIso } };
+    const buf = Buffer.allocUnsafe(Math.min(window, Math.max(size, 1)));
+    let offset = 0;
+    let line = 1;
+    let head: Buffer | null = null;
+    while (offset < size) {
+      let n = 0;
+      const want = Math.min(buf.length, size - offset);
+      while (n < want) {
+        const r = fs.readSync(fd, buf, n, want - n, offset + n);
+        if (r === 0) break;
+        n += r;
+      }
+      const bytes = buf.subarray(0, n);
+      // A line longer than the window (or a file shorter than it said): the capture engine's rules.
+      if (bytes.lastIndexOf(10) < 0 && offset + n < size) return null;
+      if (offset === 0) head = Buffer.from(bytes.subarray(0, HEAD_BYTES));
+      const chunk = parseJsonlChunk(reader, bytes, line, state);
+      if (chunk.unknownVersion) return null;
+      const meta = state.meta;
+      for (const { raw, line: at } of chunk.items) {
+        if (raw.role === 'assistant' && !raw.model && meta.model) raw.model = meta.model;
+        out.items.push({ item: boundItem(reader.agent, c.agentSession, raw, { workspace: meta.cwd ?? null, now: nowIso }), line: at });
+      }
+      out.skips.push(...chunk.skips);
+      offset += chunk.consumed;
+      line += chunk.lines;
+      if (chunk.consumed === 0 || n < want) break;
+    }
+    for (const sk of out.skips) out.cursor.skipped[sk.reason] = (out.cursor.skipped[sk.reason] ?? 0) + 1;
+    const h = (head ?? Buffer.alloc(0)).subarray(0, Math.min(HEAD_BYTES, offset));
+    out.cursor = { ...out.cursor, offset, line, head_sha: h.length ? sha256Hex(h) : '', head_len: h.length, skipping: false };
+    out.bytes = offset;
+    return out;
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** An episode id as the hooks make them (`<provider>-<base36 ms>-<4 base36>`), here derived from the run, so the same run always gets the same id. */
+export function importEpisodeId(agent: string, agentSession: string, path: string, run: Pick<RunMark, 'line' | 'at'>): string {
+  const ms = Date.parse(run.at ?? '') || 0;
+  const r = (Number.parseInt(sha256Hex(`${agentSession}\u0000${path}\u0000${run.line}`).slice(0, 8), 16) % 36 ** 4).toString(36).padStart(4, '0');
+  return `${agent}-${ms.toString(36)}-${r}`;
+}
+
+/**
+ * The episodes of a fresh session's files: one per run the reader told apart, else one for the
+ * whole import. Each is the run's items between an episode.opened and an episode.closed.
+ */
+function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: Writer): { inputs: EventInput[]; items: TranscriptItem[]; keys: Map<TranscriptItem, string>; episodes: number } {
+  const inputs: EventInput[] = [];
+  const items: TranscriptItem[] = [];
+  // Each item's items.idx line body (`<key> <digest>`), computed once.
+  const keys = new Map<TranscriptItem, string>();
+  let episodes = 0;
+  const seen = new Map<string, { digest: string; at: number }>();
+  const open = (run: RunMark, f: FreshFile, model: string | undefined): string => {
+    const episode = importEpisodeId(agent, c.agentSession, f.ref.path, run);
+    const payload: Record<string, unknown> = { episode, provider: agent, provider_session_id: c.agentSession, source: run.source, context_file: '', transcript_path: f.ref.path };
+    if (model) payload.model = model;
+    inputs.push({ type: 'episode.opened', surface: writer.surface, actor: writer.actor, payload });
+    episodes++;
+    return episode;
+  };
+  const close = (episode: string, run: RunMark): void => {
+    const duration = Math.max(0, (Date.parse(run.last ?? '') || 0) - (Date.parse(run.at ?? '') || 0));
+    const payload = { episode, reason: run.ended ?? 'imported', outcome: 'closed', duration_ms: Number.isFinite(duration) ? duration : 0, prompts: run.prompts };
+    inputs.push({ type: 'episode.closed', surface: writer.surface, actor: writer.actor, payload });
+  };
+  const push = (item: TranscriptItem): void => {
+    // As the capture engine: the same content once; changed content supersedes what it changes.
+    const key = itemKey(item);
+    const digest = itemDigest(item);
+    const had = seen.get(key);
+    if (had && had.digest === digest) return;
+    // session.created is seq 1; every input before this one takes the next seq.
+    if (had) item.supersedes = had.at;
+    seen.set(key, { digest, at: inputs.length + 2 });
+    keys.set(item, `${key} ${digest}`);
+    inputs.push({ type: 'transcript.item', surface: writer.surface, actor: item.role === 'user' ? 'user' : item.role === 'system' ? 'system' : 'agent', payload: item as unknown as Record<string, unknown>, preRedacted: true });
+    items.push(item);
+  };
+  const told = files.some((f) => (f.cursor.state.meta.runs?.length ?? 0) > 0);
+  if (!told) {
+    // The agent records no runs: one episode for the import, from its first record to its last.
+    const all = files.flatMap((f) => f.items);
+    const times = all.map((x) => x.item.at).filter((t): t is string => !!t);
+    const run: RunMark = { line: 1, source: 'import', at: times[0] ?? files[0].cursor.state.meta.startedAt ?? null, last: times.at(-1) ?? null, prompts: all.filter((x) => x.item.role === 'user' && x.item.kind === 'message').length };
+    const ep = open(run, files[0], files[0].cursor.state.meta.model);
+    for (const x of all) push(x.item);
+    close(ep, run);
+    return { inputs, items, keys, episodes };
+  }
+  for (const f of files) {
+    const runs = f.cursor.state.meta.runs ?? [];
+    let i = 0;
+    for (let r = 0; r < runs.length; r++) {
+      const next = runs[r + 1]?.line ?? Number.POSITIVE_INFINITY;
+      const ep = open(runs[r], f, f.cursor.state.meta.model);
+      for (; i < f.items.length && (f.items[i].line < next || r === runs.length - 1); i++) push(f.items[i].item);
+      close(ep, runs[r]);
+    }
+    for (; i < f.items.length; i++) push(f.items[i].item);
+  }
+  return { inputs, items, keys, episodes };
+}
+
+/**
+ * A session not yet in baton, imported in one append: session.created, then per run of the
+ * agent an episode.opened, the run's items and an episode.closed (one write, one fsync); then
+ * the capture engine's projections (items.idx, recent.json, under the mutex) and, last, each
+ * file's cursor, so "complete" still follows durability. False when it wrote nothing and the
+ * capture engine should take the session (it appeared meanwhile, a file is out of the
+ * ordinary, or there is nothing to hold).
+ */
+function importFresh(
+  store: FsStore,
+  reader: JsonlReader,
+  c: Candidate,
+  opts: HistoryOptions,
+  stats: AgentImportStats,
+  createWith: (meta: SessionMeta) => ReturnType<NonNullable<Parameters<typeof captureOnce>[0]['createWith']>>,
+  onBytes: (n: number) => void,
+): boolean {
+  const now = opts.now();
+  const files: FreshFile[] = [];
+  for (const f of c.files) {
+    const r = readFresh(reader, c, f, opts.window ?? IMPORT_WINDOW, now);
+    if (!r) return false;
+    files.push(r);
+  }
+  if (!files.some((f) => f.items.length > 0)) return false;
+  const writer = importWriter(reader.agent);
+  const { inputs, items, keys } = withEpisodes(reader.agent, c, files, writer);
+  const id = c.agentSession;
+  store.prepareSession(id);
+  const dir = store.writeDir(id);
+  const tdir = join(dir, TRANSCRIPTS_DIR);
+  ensureDir(tdir);
+  const events = store.locked(id, (): StoredEvent[] | null => {
+    const all = store.ensureWithUnderMutex(id, createWith(files[0].cursor.state.meta), inputs);
+    if (!all) return null;
+    const logBytes = fs.statSync(join(dir, LOG_FILE)).size;
+    const lines: string[] = [];
+    for (const e of all) {
+      if (e.type !== 'transcript.item') continue;
+      const item = e.payload as unknown as TranscriptItem;
+      lines.push(`${keys.get(item) ?? `${itemKey(item)} ${itemDigest(item)}`} ${e.seq}\n`);
+    }
+    // Projections, as the capture engine keeps them (a lost one is rebuilt from the log).
+    appendDurable(join(tdir, ITEM_INDEX), `${lines.join('')}@ ${logBytes}\n`, false);
+    try {
+      writeNew(join(tdir, RECENT_FILE), `${JSON.stringify(foldRecent(emptyRecent(), all))}\n`);
+    } catch {}
+    return all;
+  });
+  if (!events) return false;
+  store.afterAppend(id, events, true);
+  const sessionDir = store.dir(id);
+  for (const f of files) writeNew(cursorPath(sessionDir, reader.agent, id, f.ref.path), cursorText(f.cursor));
+  let read = 0;
+  for (const f of files) {
+    read += f.bytes;
+    noteSkips(stats, f.ref.path, { skips: f.skips } as CaptureResult);
+  }
+  stats.bytes_read += read;
+  onBytes(read);
+  stats.items += items.length;
+  stats.duplicates += files.reduce((n, f) => n + f.items.length, 0) - items.length;
+  stats.superseded += items.filter((x) => x.supersedes !== undefined).length;
+  stats.imported++;
+  return true;
+}
+
+/**
+ * A database session (opencode, Kilo: no runs in what baton reads) gets one episode for its
+ * import, appended after its items the first time it is imported: not when the hooks have
+ * recorded episodes there (episodes.json, their cache, exists) or the episode is in the log.
+ */
+function importEpisodeOnce(store: FsStore, agent: string, id: string, dbPath: string, s: DbSession, r: CaptureResult, writer: Writer): void {
+  const dir = store.dir(id);
+  if (fs.existsSync(join(dir, 'episodes.json'))) return;
+  const run: RunMark = { line: 1, source: 'import', at: s.startedAt ?? null, last: s.updatedAt ?? null, prompts: 0 };
+  const episode = importEpisodeId(agent, id, dbPath, run);
+  const events = store.locked(id, (): StoredEvent[] => {
+    const log = readFileOrNull(join(dir, LOG_FILE));
+    if (!log || log.includes(`"episode":${JSON.stringify(episode)}`)) return [];
+    const duration = Math.max(0, (Date.parse(run.last ?? '') || 0) - (Date.parse(run.at ?? '') || 0));
+    const opened: Record<string, unknown> = { episode, provider: agent, provider_session_id: id, source: 'import', context_file: '' };
+    if (r.meta.model) opened.model = r.meta.model;
+    return store.appendUnderMutex(
+      id,
+      [
+        { type: 'episode.opened', surface: writer.surface, actor: writer.actor, payload: opened },
+        { type: 'episode.closed', surface: writer.surface, actor: writer.actor, payload: { episode, reason: 'imported', outcome: 'closed', duration_ms: Number.isFinite(duration) ? duration : 0, prompts: 0 } },
+      ],
+      writer,
+    );
+  });
+  if (events.length) store.afterAppend(id, events);
 }

@@ -4,7 +4,7 @@
 // (call id → name and path) kept in ParseState.own between parse runs.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import type { ParseState } from './types.ts';
+import type { ParseState, RunMark } from './types.ts';
 
 export const joinPath = join;
 
@@ -69,4 +69,31 @@ export function rememberCall(state: ParseState, callId: string, call: Remembered
 
 export function recalledCall(state: ParseState, callId: string): RememberedCall | undefined {
   return (state.own.calls as Record<string, RememberedCall> | undefined)?.[callId];
+}
+
+/** Runs a reader keeps in the session's meta (the cursor holds them): later ones fold into the last. */
+export const MAX_RUNS = 64;
+
+/** The run in progress, if the reader has seen one start. */
+export const currentRun = (state: ParseState): RunMark | undefined => state.meta.runs?.at(-1);
+
+/** A run starts at `line` (its first line with items); past MAX_RUNS it continues the last one. */
+export function startRun(state: ParseState, line: number, at: string | null, source: string): RunMark {
+  const runs = (state.meta.runs ??= []);
+  const last = runs.at(-1);
+  if (last && runs.length >= MAX_RUNS) {
+    noteRunTime(state, at);
+    return last;
+  }
+  const run: RunMark = { line, source, at, last: at, prompts: 0 };
+  runs.push(run);
+  return run;
+}
+
+/** A conversation record at `at` extends the run in progress. */
+export function noteRunTime(state: ParseState, at: string | null): void {
+  const r = currentRun(state);
+  if (!r || !at) return;
+  r.at ??= at;
+  if (!r.last || at > r.last) r.last = at;
 }

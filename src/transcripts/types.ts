@@ -25,6 +25,29 @@ export interface SessionMeta {
   model?: string;
   /** The time of the first record, ISO. */
   startedAt?: string;
+  /**
+   * The agent's runs (one process each: a start, each resume) where the file tells them apart,
+   * oldest first, at most MAX_RUNS (later ones fold into the last); absent where it does not.
+   * History import records an episode per run (docs/history.md).
+   */
+  runs?: RunMark[];
+}
+
+/** One run of the agent seen in its transcript. */
+export interface RunMark {
+  /** The first line whose items belong to this run. */
+  line: number;
+  /** `startup` for the session's first run, `resume` for a later one (the hooks' SessionStart sources). */
+  source: string;
+  /** ISO times of its first and last conversation record (null when the file gives none). */
+  at: string | null;
+  last: string | null;
+  /** The user's prompts (turns) in it. */
+  prompts: number;
+  /** A turn is in progress (the reader's own bookkeeping: a marker seen mid-turn starts no run). */
+  busy?: boolean;
+  /** The run ended in order (the agent wrote its shutdown), with this reason. */
+  ended?: string;
 }
 
 /** Mutable per-file state one parse run hands the next through the cursor: JSON only. */
