@@ -2,8 +2,8 @@
 // The one entry of the `baton` command. `baton hook ...` runs on every prompt of every
 // agent session, so it loads only the small hook bundle (no commander, no SQLite), through
 // its loader, which keeps V8's code cache of the bundle in the store's home;
-// `session list` (what a resume picker runs) loads dist/list.cjs and `search` dist/search.cjs,
-// each handing anything it does not parse to the full command line; `serve` loads dist/serve.cjs (the app server),
+// `session list` (what a resume picker runs) loads dist/list.cjs and `search` dist/search.cjs
+// (through their loader and V8's code cache, dist/lean-boot.cjs), each handing anything it does not parse to the full command line; `serve` loads dist/serve.cjs (the app server),
 // `mcp` dist/mcp.cjs (the MCP server), `pick` dist/pick.mjs (the terminal picker, Ink: ESM);
 // everything else loads the full command line (also `baton hook ... --help`: the payload
 // comes on stdin, so a hook call never has it).
@@ -22,6 +22,6 @@ if (process.argv[2] === 'hook' && !help) {
 } else if (serve) require('../dist/serve.cjs');
 else if (first === 'mcp') require('../dist/mcp.cjs');
 else if (first === 'pick') import(require('node:url').pathToFileURL(require('node:path').join(__dirname, '..', 'dist', 'pick.mjs')).href);
-else if (s >= 2 && process.argv[s + 1] === 'list') require('../dist/list.cjs');
-else if (first === 'search') require('../dist/search.cjs');
+else if (s >= 2 && process.argv[s + 1] === 'list') require('../dist/lean-boot.cjs').boot('list');
+else if (first === 'search') require('../dist/lean-boot.cjs').boot('search');
 else require('../dist/cli.cjs');

@@ -76,9 +76,25 @@ await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cj
 await build({ ...common, entryPoints: ['src/team/entry.ts'], outfile: 'dist/team.cjs', loader: { '.sql': 'text' } });
 await build({ ...common, entryPoints: ['src/lib.ts'], outfile: 'dist/lib.cjs' });
 // `session list` alone (bin/baton.cjs routes it here); falls back to the sibling dist/cli.cjs.
-await build({ ...common, entryPoints: ['src/cli/list-entry.ts'], outfile: 'dist/list.cjs', external: [...common.external, './cli.cjs'] });
+await build({ ...common, entryPoints: ['src/cli/list-entry.ts'], outfile: 'dist/list.cjs', minifyWhitespace: true, minifySyntax: true, external: [...common.external, './cli.cjs'] });
 // `search` alone (bin/baton.cjs routes it here), the same way; falls back to the sibling dist/cli.cjs.
-await build({ ...common, entryPoints: ['src/cli/search-entry.ts'], outfile: 'dist/search.cjs', external: [...common.external, './cli.cjs'] });
+await build({ ...common, entryPoints: ['src/cli/search-entry.ts'], outfile: 'dist/search.cjs', minifyWhitespace: true, minifySyntax: true, external: [...common.external, './cli.cjs'] });
+// The lean read commands' loader: runs dist/list.cjs and dist/search.cjs through V8's code cache (src/cli/lean-boot.ts).
+for (const file of ['dist/list.cjs', 'dist/search.cjs']) {
+  const text = await readFile(file, 'latin1');
+  const at = text.search(/[^\x00-\x7f]/);
+  if (at >= 0) throw new Error(`${file} must be ASCII (the loader reads it as latin1): non-ASCII byte at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 60), at + 20))}`);
+}
+const listSha = createHash('sha256').update(await readFile('dist/list.cjs')).digest('hex');
+const searchSha = createHash('sha256').update(await readFile('dist/search.cjs')).digest('hex');
+await build({
+  ...common,
+  entryPoints: ['src/cli/lean-boot.ts'],
+  outfile: 'dist/lean-boot.cjs',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  define: { ...common.define, BATON_LIST_SHA: JSON.stringify(listSha), BATON_SEARCH_SHA: JSON.stringify(searchSha) },
+});
 // `baton serve` alone (bin/baton.cjs routes it here): the app server with ws and json-rpc-2.0, kept out of dist/cli.cjs;
 // it requires dist/team.cjs only when its home has joined a team (the replicator) or a client resumes or releases a shared session.
 await build({ ...common, entryPoints: ['src/server/entry.ts'], outfile: 'dist/serve.cjs', external: [...common.external, './team.cjs'] });

@@ -1,0 +1,41 @@
+// The loader of the lean read commands (dist/lean-boot.cjs): bin/baton.cjs runs `session list`
+// (what a resume picker runs) and `search` through it. Like the hook's loader (src/hooks/boot.ts,
+// docs/adr/0006), it compiles dist/list.cjs or dist/search.cjs with V8's code cache kept in the
+// store's home (<home>/cache, by the bundle's build hash, size, mtime, Node version and arch),
+// so the process skips parsing and compiling ~110–170 KB. The cache is written only by a run
+// that succeeded (exit 0), in a home baton made (its marker): a refused command or a wrong
+// `--home` leaves the disk as it was. Anything wrong with the cache means a plain compile.
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { runWithCodeCache } from '../hooks/codecache.ts';
+import { resolveHome } from '../store/home.ts';
+
+/** The sha-256 of dist/list.cjs and dist/search.cjs, written in by scripts/build.mjs. */
+declare const BATON_LIST_SHA: string;
+declare const BATON_SEARCH_SHA: string;
+
+/** `--home DIR` or `--home=DIR` anywhere in the argv (the commands parse it again themselves). */
+function homeFlag(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--home') return argv[i + 1];
+    if (argv[i].startsWith('--home=')) return argv[i].slice(7);
+  }
+  return undefined;
+}
+
+export function boot(name: 'list' | 'search'): void {
+  const file = join(__dirname, `${name}.cjs`);
+  let home: string;
+  try {
+    home = resolveHome(homeFlag(process.argv.slice(2)));
+  } catch {
+    // The command itself says what is wrong with the home.
+    require(file);
+    return;
+  }
+  const run = runWithCodeCache(file, name === 'list' ? BATON_LIST_SHA : BATON_SEARCH_SHA, home, createRequire(file), name);
+  if (run.cache === 'used') return;
+  process.on('exit', (code) => {
+    if (code === 0) run.save(1);
+  });
+}
