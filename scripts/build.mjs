@@ -55,11 +55,14 @@ await build({ ...common, entryPoints: ['src/hooks/transcript.ts'], outfile: 'dis
 // One byte a character: a bundle with a single non-ASCII character becomes a two-byte string in
 // V8 (decoded, hashed and held at twice the size on every hook; docs/adr/0018). esbuild escapes
 // strings but not regular expression literals: write such characters as \u escapes.
-for (const file of ['dist/hook.cjs', 'dist/hook-transcript.cjs']) {
-  const text = await readFile(file, 'latin1');
-  const at = text.search(/[^\x00-\x7f]/);
-  if (at >= 0) throw new Error(`${file} must be ASCII (the loader reads it as latin1): non-ASCII byte at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 60), at + 20))}`);
+async function assertAscii(files) {
+  for (const file of files) {
+    const text = await readFile(file, 'latin1');
+    const at = text.search(/[^\x00-\x7f]/);
+    if (at >= 0) throw new Error(`${file} must be ASCII (the loader reads it as latin1): non-ASCII byte at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 60), at + 20))}`);
+  }
 }
+await assertAscii(['dist/hook.cjs', 'dist/hook-transcript.cjs']);
 // The hook's loader: runs dist/hook.cjs through the V8 code cache named by the bundle's hash.
 const hookSha = createHash('sha256').update(await readFile('dist/hook.cjs')).digest('hex');
 const transcriptSha = createHash('sha256').update(await readFile('dist/hook-transcript.cjs')).digest('hex');
@@ -80,11 +83,7 @@ await build({ ...common, entryPoints: ['src/cli/list-entry.ts'], outfile: 'dist/
 // `search` alone (bin/baton.cjs routes it here), the same way; falls back to the sibling dist/cli.cjs.
 await build({ ...common, entryPoints: ['src/cli/search-entry.ts'], outfile: 'dist/search.cjs', minifyWhitespace: true, minifySyntax: true, external: [...common.external, './cli.cjs'] });
 // The lean read commands' loader: runs dist/list.cjs and dist/search.cjs through V8's code cache (src/cli/lean-boot.ts).
-for (const file of ['dist/list.cjs', 'dist/search.cjs']) {
-  const text = await readFile(file, 'latin1');
-  const at = text.search(/[^\x00-\x7f]/);
-  if (at >= 0) throw new Error(`${file} must be ASCII (the loader reads it as latin1): non-ASCII byte at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 60), at + 20))}`);
-}
+await assertAscii(['dist/list.cjs', 'dist/search.cjs']);
 const listSha = createHash('sha256').update(await readFile('dist/list.cjs')).digest('hex');
 const searchSha = createHash('sha256').update(await readFile('dist/search.cjs')).digest('hex');
 await build({
