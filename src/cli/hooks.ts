@@ -255,9 +255,8 @@ export function registerHookCommands(program: Command, globals: () => GlobalOpti
             message: `the team database ${team.url} is unreachable (${team.error?.code ?? 'TM002'} ${team.error?.message ?? ''}): ${team.owned_here} shared session(s) owned here cannot push what they write`,
             fix: 'baton team status (then: start the database, or fix the URL with baton team join)',
           });
-        } else if (team && team.to_push > 0) {
-          r.problems.push({ message: `${team.to_push} event(s) of sessions owned here are not in the team database yet`, fix: 'baton sync (or keep baton serve / baton sync --watch running)' });
         }
+        // Reachable with events to push is normal between syncs: said on the team line, not a problem.
         const mb = (n: number) => `${(n / 1048576).toFixed(2)} MiB`;
         const text = [
           `store      ${home}${r.store_exists ? '' : ' (not created yet)'}`,
