@@ -4,6 +4,7 @@
 // CommonJS starts faster than ESM on Node 20.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { build } from 'esbuild';
 
 /** Members of node: modules that are getters loading more modules on first read. */
@@ -15,7 +16,7 @@ const LAZY_MEMBERS = new Set(['promises', 'ReadStream', 'WriteStream', 'FileRead
 const namedNodeImports = {
   name: 'named-node-imports',
   setup(b) {
-    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+    b.onLoad({ filter: /\.ts$/, namespace: 'file' }, async (args) => {
       let src = await readFile(args.path, 'utf8');
       src = src.replace(/^import \* as (\w+) from '(node:[\w/]+)';$/gm, (_all, ns, mod) => {
         // `fs\n  .readdirSync(...)` (a formatted chain) is a use too.
@@ -48,10 +49,34 @@ const common = {
   define: { BATON_VERSION: JSON.stringify(JSON.parse(await readFile('package.json', 'utf8')).version) },
 };
 
-await build({ ...common, entryPoints: ['src/hooks/entry.ts'], outfile: 'dist/hook.cjs', minifyWhitespace: true, minifySyntax: true });
+const hookBuild = await build({ ...common, entryPoints: ['src/hooks/entry.ts'], outfile: 'dist/hook.cjs', minifyWhitespace: true, minifySyntax: true, metafile: true });
 // The hooks' transcript aspect (the nine readers and the capture engine), required by dist/hook.cjs
 // only for an event that captures (turn end, pre-compact, end, start): a prompt never loads it.
-await build({ ...common, entryPoints: ['src/hooks/transcript.ts'], outfile: 'dist/hook-transcript.cjs', minifyWhitespace: true, minifySyntax: true });
+// The modules both bundles need are not copied into it: each is a look-up in the table dist/hook.cjs
+// hands over before loading it (src/hooks/shared-modules.ts, docs/adr/0072), so a capture process
+// compiles one copy of the redactor, the hash and the file helpers.
+const SHARED_TABLE = 'src/hooks/shared-modules.ts';
+const shared = new Set([...(await readFile(SHARED_TABLE, 'utf8')).matchAll(/^ {2}'(src\/[\w/.-]+\.ts)': \w+,$/gm)].map((m) => m[1]));
+if (shared.size === 0) throw new Error(`${SHARED_TABLE}: no shared module found (the build reads its table's keys)`);
+const sharedFromHook = {
+  name: 'shared-from-hook',
+  setup(b) {
+    b.onResolve({ filter: /\.ts$/ }, (a) => {
+      if (a.kind !== 'import-statement' || !a.importer) return undefined;
+      const key = relative(process.cwd(), resolve(dirname(a.importer), a.path)).split(sep).join('/');
+      return shared.has(key) ? { path: key, namespace: 'baton-shared' } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'baton-shared' }, (a) => ({
+      contents: `const t = globalThis[Symbol.for('baton.hook-modules')]; if (!t) throw new Error('dist/hook-transcript.cjs runs inside dist/hook.cjs (it takes ${a.path} from it)'); module.exports = t[${JSON.stringify(a.path)}];`,
+      loader: 'js',
+    }));
+  },
+};
+const captureBuild = await build({ ...common, entryPoints: ['src/hooks/transcript.ts'], outfile: 'dist/hook-transcript.cjs', minifyWhitespace: true, minifySyntax: true, metafile: true, plugins: [...common.plugins, sharedFromHook] });
+{
+  const copied = Object.keys(captureBuild.metafile.inputs).filter((i) => i.startsWith('src/') && Object.hasOwn(hookBuild.metafile.inputs, i) && i !== SHARED_TABLE);
+  if (copied.length) throw new Error(`dist/hook-transcript.cjs would carry copies of modules dist/hook.cjs holds: ${copied.join(', ')}; add them to ${SHARED_TABLE}`);
+}
 // One byte a character: a bundle with a single non-ASCII character becomes a two-byte string in
 // V8 (decoded, hashed and held at twice the size on every hook; docs/adr/0018). esbuild escapes
 // strings but not regular expression literals: write such characters as \u escapes.

@@ -1,6 +1,7 @@
 // The hook path stays lean: dist/hook.cjs bundles no commander, zod, better-sqlite3,
 // jsonc-parser, postgres (team mode) or src/index (install/status/verify live in the CLI bundle).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -71,6 +72,22 @@ test('the hook loader dist/hook-boot.cjs loads only fs, path and vm, and carries
     .update(fs.readFileSync(join(ROOT, 'dist', 'hook.cjs')))
     .digest('hex');
   assert.ok(text.includes(JSON.stringify(sha)), 'the build hash of the hook bundle');
+});
+
+test('the capture bundle dist/hook-transcript.cjs carries no copy of what dist/hook.cjs holds: it takes those modules from its table, and refuses to run without it', () => {
+  const p = join(ROOT, 'dist', 'hook-transcript.cjs');
+  assert.ok(fs.existsSync(p), 'npm test builds dist/ first');
+  const text = fs.readFileSync(p, 'utf8');
+  // The redactor, the hash and the file helpers live in dist/hook.cjs (src/hooks/shared-modules.ts, docs/adr/0072).
+  for (const fn of ['function redactDefault(', 'function sha256Wasm(', 'function writeFileAtomic(', 'function appendDurable(', 'function cursorPath(']) {
+    assert.ok(!text.includes(fn), `a copy of ${fn}`);
+    assert.ok(fs.readFileSync(join(ROOT, 'dist', 'hook.cjs'), 'utf8').includes(fn), `dist/hook.cjs holds ${fn}`);
+  }
+  assert.ok(text.includes("Symbol.for(\"baton.hook-modules\")"), 'the look-up of the table');
+  // Required without dist/hook.cjs (no table on globalThis): a plain error naming the module, not a broken capture.
+  const r = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(p)})`], { encoding: 'utf8' });
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /dist\/hook-transcript\.cjs runs inside dist\/hook\.cjs \(it takes src\/[\w/.-]+\.ts from it\)/);
 });
 
 test('postgres lives only in dist/team.cjs: the command line and the app server bundles do not carry it', () => {

@@ -81,10 +81,11 @@ interface WasmSha256 {
 let wasm: WasmSha256 | null | undefined;
 
 /**
- * Where the instance is shared by every bundle of one process: the hook's (dist/hook.cjs) and the
- * capture bundle (dist/hook-transcript.cjs) each hold a copy of this module, and each compiling
- * and instantiating the module costs a hook ~0.7 ms. The module is the same bytes in both (one
- * build); its state lives in its memory only for the span of one sha256 call (synchronous).
+ * Where the instance is shared by every copy of this module in one process (compiling and
+ * instantiating the module costs a hook ~0.7 ms). The hook's capture bundle no longer holds a copy
+ * (it takes this module from dist/hook.cjs: src/hooks/shared-modules.ts); the slot stays for any
+ * bundle that does. The module is the same bytes in all (one build); its state lives in its
+ * memory only for the span of one sha256 call (synchronous).
  */
 const SHARED = Symbol.for('baton.sha256-wasm');
 
