@@ -114,15 +114,33 @@ test('Bearer works; ?token= serves the page with no cookie (it clears an old one
   assert.equal((await get(s.port, '/mcp', {}, 'POST')).status, 401);
 });
 
-test('--open prints the URL with the token, which opens the page', async () => {
-  const r = await startServer(home, ['--open']);
+test('--open prints the URL with the token, which opens the page; without a desktop it says so', async () => {
+  const r = await startServer(home, ['--open'], { DISPLAY: undefined, WAYLAND_DISPLAY: undefined, BROWSER: undefined });
   try {
     await until(() => r.stdout().includes('?token='), 'the URL on stdout');
+    await until(() => /--open: no desktop here/.test(r.stderr()), 'the no-desktop line');
     const url = new URL(r.stdout().trim());
     assert.equal(url.searchParams.get('token'), r.token);
     const q = await get(r.port, `${url.pathname}${url.search}`);
     assert.equal(q.status, 200);
     assert.doesNotMatch(String(q.headers['set-cookie'] ?? ''), new RegExp(r.token));
+  } finally {
+    await r.stop();
+  }
+});
+
+test('--open runs the browser where one is there (BROWSER names it) with the URL and its token', async () => {
+  const dir = tmpDir('baton-open-');
+  const seen = join(dir, 'opened.txt');
+  const browser = join(dir, 'browser.sh');
+  fs.writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > ${JSON.stringify(seen)}\n`, { mode: 0o700 });
+  const r = await startServer(home, ['--open'], { BROWSER: browser });
+  try {
+    await until(() => fs.existsSync(seen) && fs.readFileSync(seen, 'utf8').length > 0, 'the browser was run');
+    const url = new URL(fs.readFileSync(seen, 'utf8'));
+    assert.equal(url.searchParams.get('token'), r.token);
+    assert.equal(url.port, String(r.port));
+    assert.equal(url.hostname, '127.0.0.1');
   } finally {
     await r.stop();
   }

@@ -62,7 +62,7 @@ export function buildProgram(): Command {
     .option('--port <port>', 'port (0 picks a free one)', '7787')
     .option('--allow-remote', 'allow binding a non-loopback address')
     .option('--new-token', 'replace <home>/server.token')
-    .option('--open', 'print the URL with the token')
+    .option('--open', 'print the URL with the token and open it in the desktop\'s browser (BROWSER, open, xdg-open; none without a desktop)')
     .option('--no-team', 'do not run the team replicator (docs/team.md) in a home that joined a team')
     // bin/baton.cjs routes `baton serve` to dist/serve.cjs; a `serve` after global options lands here and goes there too.
     .action(() => require(join(__dirname, 'serve.cjs')));

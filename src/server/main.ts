@@ -9,6 +9,7 @@
 // dist/team.cjs required only then; thread/resume and thread/release require it (through
 // src/ops/team.ts, the same loader) only on a shared session: a server without team mode
 // never loads `postgres`.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
@@ -168,7 +169,39 @@ export async function main(argv: string[]): Promise<void> {
   if (!isLoopback(host)) {
     log(`--allow-remote: anyone who can reach ${reachableAddresses(host).join(', ')} on port ${bound.port} and holds the token can read and write this store`);
   }
-  if (o.open) process.stdout.write(`${url}?token=${token}\n`);
+  if (o.open) {
+    process.stdout.write(`${url}?token=${token}\n`);
+    openBrowser(`${url}?token=${token}`, log);
+  }
+}
+
+/**
+ * Opens the URL in the desktop's browser, as vite's --open does: `open` on macOS, `start` on
+ * Windows, `xdg-open` where a desktop is there (DISPLAY or WAYLAND_DISPLAY); BROWSER names
+ * another program (`none`: never). Detached, its output ignored; without a desktop or an
+ * opener it says so on the log and the printed URL is the way in.
+ */
+export function openBrowser(target: string, log: (line: string) => void, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): { command: string; args: string[] } | null {
+  const chosen = env.BROWSER;
+  if (chosen === 'none') return null;
+  let command: string;
+  let args: string[];
+  if (chosen) [command, args] = [chosen, [target]];
+  else if (platform === 'darwin') [command, args] = ['open', [target]];
+  else if (platform === 'win32') [command, args] = ['cmd', ['/c', 'start', '""', target]];
+  else if (env.DISPLAY || env.WAYLAND_DISPLAY) [command, args] = ['xdg-open', [target]];
+  else {
+    log('--open: no desktop here (neither DISPLAY nor WAYLAND_DISPLAY is set): open the URL above in a browser');
+    return null;
+  }
+  try {
+    const child = spawn(command, args, { detached: true, stdio: 'ignore' });
+    child.on('error', (e) => log(`--open: cannot run ${command}: ${e.message}; open the URL above in a browser`));
+    child.unref();
+  } catch (e) {
+    log(`--open: cannot run ${command}: ${(e as Error).message}; open the URL above in a browser`);
+  }
+  return { command, args };
 }
 
 /** Runs main and turns a refusal into the CLI's conventions (exit 2, `baton: CODE message`). */
