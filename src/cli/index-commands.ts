@@ -90,22 +90,22 @@ function projectDir(path: string): string {
 
 /** `baton search`: the full command line's action and the lean entry's (search-entry.ts) alike. */
 export function searchCommand(g: GlobalOptions, words: string[], opts: SearchOptions): CommandResult {
-    const limit = parseLimit(opts.limit) ?? 20;
-    const query = words.join(' ');
-    const filter = searchFilter(g, opts, limit, Date.now());
-    const cwd = filter.cwd;
-    const notes: string[] = [];
-    const { hits, source } = searchSessions(storeHome(g), query, filter, indexIo(g, notes));
-    const json = { ok: true as const, hits: hits.map((h: SearchHit) => ({ ...h, snippet: showSnippet(h.snippet, false) })), source, ...(notes.length ? { notes } : {}) };
-    const colour = colourWanted(); // output.ts's useColor: not a React hook
-    const text = hits.length
-      ? table(
-          hits.map((h) => [h.session, String(h.seq), h.at.slice(0, 16).replace('T', ' '), hitWho(h), showSnippet(h.snippet, colour)]),
-          ['SESSION', 'SEQ', 'AT', 'WHO', 'SNIPPET'],
-          colour ? {} : { shrink: [4, 0] },
-        )
-      : [`no hits for ${JSON.stringify(query)}${cwd === null ? '' : ' in this workspace (--all searches every workspace)'}`];
-    return { json, text };
+  const limit = parseLimit(opts.limit) ?? 20;
+  const query = words.join(' ');
+  const filter = searchFilter(g, opts, limit, Date.now());
+  const cwd = filter.cwd;
+  const notes: string[] = [];
+  const { hits, source } = searchSessions(storeHome(g), query, filter, indexIo(g, notes));
+  const json = { ok: true as const, hits: hits.map((h: SearchHit) => ({ ...h, snippet: showSnippet(h.snippet, false) })), source, ...(notes.length ? { notes } : {}) };
+  const colour = colourWanted(); // output.ts's useColor: not a React hook
+  const text = hits.length
+    ? table(
+        hits.map((h) => [h.session, String(h.seq), h.at.slice(0, 16).replace('T', ' '), hitWho(h), showSnippet(h.snippet, colour)]),
+        ['SESSION', 'SEQ', 'AT', 'WHO', 'SNIPPET'],
+        colour ? {} : { shrink: [4, 0] },
+      )
+    : [`no hits for ${JSON.stringify(query)}${cwd === null ? '' : ' in this workspace (--all searches every workspace)'}`];
+  return { json, text };
 }
 
 export function registerIndexCommands(program: Command, globals: () => GlobalOptions): void {

@@ -66,8 +66,11 @@ export function defaultTitle(provider: string, providerSessionId: string): strin
   return `${provider} ${providerSessionId.slice(0, 8)}`;
 }
 
-/** A hook's output, and whether the event (of `kind`) reached the store (false: refused at the edge, or a BATON_VERIFY dry run). */
-/** `defer`: run the transcript capture again in a detached process once the agent has let go of its transcript (main.ts spawns it). */
+/**
+ * A hook's output, and whether the event (of `kind`) reached the store (false: refused at the
+ * edge, or a BATON_VERIFY dry run). `defer`: run the transcript capture again in a detached
+ * process once the agent has let go of its transcript (main.ts spawns it).
+ */
 export type HookRun = HookOutput & { stored: boolean; kind?: HookKind; defer?: boolean };
 
 /** Set in the detached capture's environment (main.ts): wait for the agent to let go of its transcript, then capture. */
@@ -185,16 +188,17 @@ export function runHook(inv: HookInvocation): HookRun {
   // the payload names is missing, empty, or just as the cursor last saw it.
   const catchUp = ev.kind !== 'start' || (ev.transcriptPath !== null && transcriptMayHaveNew(store.dir(sessionId), adapter.name, ev.providerSessionId, ev.transcriptPath));
   if (enabled('transcript') && ev.kind !== 'prompt' && catchUp && inv.transcript && store.exists(sessionId)) {
+    const deferred = inv.env[DEFERRED_ENV] === '1';
+    const event = deferred ? `${ev.providerEvent} deferred` : ev.providerEvent;
     try {
       const settled = adapter.transcriptSettled;
-      if (inv.env[DEFERRED_ENV] === '1' && settled) waitFor(() => settled(ev, inv.env), DEFER_MAX_MS);
+      if (deferred && settled) waitFor(() => settled(ev, inv.env), DEFER_MAX_MS);
       const run = inv.transcript()({ store, sessionId, adapter, ev, writer: hookWriter(adapter.name, ev.providerSessionId, 'agent'), now: inv.now, env: inv.env });
       stderr.push(...run.lines);
-      const event = inv.env[DEFERRED_ENV] === '1' ? `${ev.providerEvent} deferred` : ev.providerEvent;
       if (run.result) runs.push({ aspect: 'transcript', event, result: run.result.refused ? `refused ${run.result.refused.code}` : `ok ${run.result.appended}` });
     } catch (e) {
       stderr.push(aspectLine('transcript', e));
-      runs.push({ aspect: 'transcript', event: ev.providerEvent, result: `error ${codeOf(e)}` });
+      runs.push({ aspect: 'transcript', event, result: `error ${codeOf(e)}` });
     }
   }
 

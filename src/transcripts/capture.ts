@@ -28,8 +28,8 @@ export const CAPTURE_BUDGET = 1024 * 1024;
 export const MAX_DOCUMENT_BYTES = 32 * 1024 * 1024;
 /** Items per append (one write, one fsync); an import of a long session makes several. */
 const APPEND_BATCH = 512;
-const HEAD_BYTES = 4096;
-const INDEX_FILE = 'items.idx';
+export const HEAD_BYTES = 4096;
+export const INDEX_FILE = 'items.idx';
 export const RECENT_FILE = 'recent.json';
 
 export interface Cursor {
@@ -255,7 +255,7 @@ function foldLogItems(logPath: string, from: number, to: number, idx: ItemIndex,
   }
 }
 
-const actorOf = (role: TranscriptItem['role']): EventInput['actor'] => (role === 'user' ? 'user' : role === 'system' ? 'system' : 'agent');
+export const actorOf = (role: TranscriptItem['role']): EventInput['actor'] => (role === 'user' ? 'user' : role === 'system' ? 'system' : 'agent');
 
 /** What the agent's file holds past the cursor, read without writing it. */
 interface Read {
@@ -295,7 +295,7 @@ function readPast(fd: number, offset: number, length: number): Buffer {
   return n === length ? buf : buf.subarray(0, n);
 }
 
-const headOf = (bytes: Buffer): { head_sha: string; head_len: number } => {
+export const headOf = (bytes: Buffer): { head_sha: string; head_len: number } => {
   const head = bytes.subarray(0, HEAD_BYTES);
   return { head_sha: head.length ? sha256Hex(head) : '', head_len: head.length };
 };

@@ -29,7 +29,7 @@ import { FILE_MODE, appendDurable, ensureDir, readFileOrNull, writeFileAtomic } 
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
-import { type CaptureResult, type Cursor, RECENT_FILE, captureEntries, captureOnce, cursorPath, cursorText, emptyRecent, foldRecent, insideStore, readCursor } from './capture.ts';
+import { type CaptureResult, type Cursor, HEAD_BYTES, INDEX_FILE, RECENT_FILE, actorOf, captureEntries, headOf, captureOnce, cursorPath, cursorText, emptyRecent, foldRecent, insideStore, readCursor } from './capture.ts';
 import { TRANSCRIPTS_DIR } from './cursor-file.ts';
 import { findReader } from './index.ts';
 import { type Skip, newParseState, parseJsonlChunk } from './parse.ts';
@@ -48,10 +48,6 @@ const MARKER_PREFIX = 'import-';
  * engine (memory stays bounded) and gets no episodes.
  */
 export const FRESH_MAX_BYTES = 16 * 1024 * 1024;
-/** The bytes of a file's head a capture cursor digests (capture.ts's HEAD_BYTES). */
-const HEAD_BYTES = 4096;
-/** The items index capture.ts keeps beside the log (`<key> <digest> <seq>`, `@ <log bytes>`). */
-const ITEM_INDEX = 'items.idx';
 
 /** A database opened for reading (the caller's: a library the readers may not import). */
 export interface OpenedDb {
@@ -640,7 +636,7 @@ function readFresh(reader: JsonlReader, c: Candidate, f: FileRef, window: number
     }
     for (const sk of out.skips) out.cursor.skipped[sk.reason] = (out.cursor.skipped[sk.reason] ?? 0) + 1;
     const h = (head ?? Buffer.alloc(0)).subarray(0, Math.min(HEAD_BYTES, offset));
-    out.cursor = { ...out.cursor, offset, line, head_sha: h.length ? sha256Hex(h) : '', head_len: h.length, skipping: false };
+    out.cursor = { ...out.cursor, offset, line, ...headOf(h), skipping: false };
     out.bytes = offset;
     return out;
   } catch {
@@ -649,6 +645,9 @@ function readFresh(reader: JsonlReader, c: Candidate, f: FileRef, window: number
     fs.closeSync(fd);
   }
 }
+
+/** A run's span, ms, from its first record to its last (0 when either time is missing). */
+const runDuration = (run: Pick<RunMark, 'at' | 'last'>): number => Math.max(0, (Date.parse(run.last ?? '') || 0) - (Date.parse(run.at ?? '') || 0));
 
 /** An episode id as the hooks make them (`<provider>-<base36 ms>-<4 base36>`), here derived from the run, so the same run always gets the same id. */
 export function importEpisodeId(agent: string, agentSession: string, path: string, run: Pick<RunMark, 'line' | 'at'>): string {
@@ -677,8 +676,7 @@ function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: W
     return episode;
   };
   const close = (episode: string, run: RunMark): void => {
-    const duration = Math.max(0, (Date.parse(run.last ?? '') || 0) - (Date.parse(run.at ?? '') || 0));
-    const payload = { episode, reason: run.ended ?? 'imported', outcome: 'closed', duration_ms: Number.isFinite(duration) ? duration : 0, prompts: run.prompts };
+    const payload = { episode, reason: run.ended ?? 'imported', outcome: 'closed', duration_ms: runDuration(run), prompts: run.prompts };
     inputs.push({ type: 'episode.closed', surface: writer.surface, actor: writer.actor, payload });
   };
   const push = (item: TranscriptItem): void => {
@@ -691,7 +689,7 @@ function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: W
     if (had) item.supersedes = had.at;
     seen.set(key, { digest, at: inputs.length + 2 });
     keys.set(item, `${key} ${digest}`);
-    inputs.push({ type: 'transcript.item', surface: writer.surface, actor: item.role === 'user' ? 'user' : item.role === 'system' ? 'system' : 'agent', payload: item as unknown as Record<string, unknown>, preRedacted: true });
+    inputs.push({ type: 'transcript.item', surface: writer.surface, actor: actorOf(item.role), payload: item as unknown as Record<string, unknown>, preRedacted: true });
     items.push(item);
   };
   const told = files.some((f) => (f.cursor.state.meta.runs?.length ?? 0) > 0);
@@ -762,7 +760,7 @@ function importFresh(
       lines.push(`${keys.get(item) ?? `${itemKey(item)} ${itemDigest(item)}`} ${e.seq}\n`);
     }
     // Projections, as the capture engine keeps them (a lost one is rebuilt from the log).
-    appendDurable(join(tdir, ITEM_INDEX), `${lines.join('')}@ ${logBytes}\n`, false);
+    appendDurable(join(tdir, INDEX_FILE), `${lines.join('')}@ ${logBytes}\n`, false);
     try {
       writeNew(join(tdir, RECENT_FILE), `${JSON.stringify(foldRecent(emptyRecent(), all))}\n`);
     } catch {}
@@ -799,14 +797,13 @@ function importEpisodeOnce(store: FsStore, agent: string, id: string, dbPath: st
   const events = store.locked(id, (): StoredEvent[] => {
     const log = readFileOrNull(join(dir, LOG_FILE));
     if (!log || log.includes(`"episode":${JSON.stringify(episode)}`)) return [];
-    const duration = Math.max(0, (Date.parse(run.last ?? '') || 0) - (Date.parse(run.at ?? '') || 0));
     const opened: Record<string, unknown> = { episode, provider: agent, provider_session_id: id, source: 'import', context_file: '' };
     if (r.meta.model) opened.model = r.meta.model;
     return store.appendUnderMutex(
       id,
       [
         { type: 'episode.opened', surface: writer.surface, actor: writer.actor, payload: opened },
-        { type: 'episode.closed', surface: writer.surface, actor: writer.actor, payload: { episode, reason: 'imported', outcome: 'closed', duration_ms: Number.isFinite(duration) ? duration : 0, prompts: 0 } },
+        { type: 'episode.closed', surface: writer.surface, actor: writer.actor, payload: { episode, reason: 'imported', outcome: 'closed', duration_ms: runDuration(run), prompts: 0 } },
       ],
       writer,
     );
