@@ -19,7 +19,7 @@ import { transcriptAspect } from '../hooks/transcript.ts';
 import { verifyProvider } from '../commands/verify.ts';
 import { PROVIDERS, PROVIDER_NAMES, findProvider, providerOf } from '../providers/index.ts';
 import { CODEX_TRUST_HINT } from '../providers/codex-trust.ts';
-import { type InstallContext, type InstallReport, type WiringRow, defaultContext, install, uninstall, wiring } from '../providers/install.ts';
+import { type InstallContext, type InstallReport, defaultContext, install, uninstall, wiring } from '../providers/install.ts';
 import { type Scope, outcomeOf } from '../providers/types.ts';
 import { resolveHome } from '../store/home.ts';
 import { pointerSummary } from '../store/projections.ts';

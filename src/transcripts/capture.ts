@@ -111,7 +111,7 @@ export function readCursor(file: string): Cursor | null {
     // Without a check: a cursor written by an earlier baton, by a rename (never torn).
     if (m && sha256Hex(`${text.slice(0, m.index)}}`).slice(0, 16) !== m[1]) return null;
     const c = JSON.parse(text) as Cursor & { check?: string };
-    if (!c || c.v !== 1 || typeof c.offset !== 'number' || !c.state) return null;
+    if (c?.v !== 1 || typeof c.offset !== 'number' || !c.state) return null;
     delete c.check;
     return c;
   } catch {
