@@ -6,7 +6,7 @@
 // happens under the session mutex. A crash leaves the cache behind the log, which the next
 // reader catches up; a missing or unreadable cache is rebuilt from the log.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import type { EventInput, StoredEvent } from '../core/events.ts';
 import { isoMillis } from '../core/time.ts';
 import { LOG_FILE } from '../store/log.ts';

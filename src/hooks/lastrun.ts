@@ -2,7 +2,7 @@
 // pair under <home>/hooks/, overwritten in place on every run without fsync: a hint, not a record
 // (the log holds what happened). A crash leaves an older or empty hint.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { ensureDir, writeInPlace } from '../store/fsutil.ts';
 import { claimHome } from '../store/home.ts';
 

@@ -5,7 +5,7 @@
 // A failed append never rolls the state back. Rotation: over ROTATE_BYTES the file is
 // cut to its last KEEP_LINES lines (atomic replace) before the next append.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { sha256Hex } from '../core/hash.ts';
 import { isoSeconds } from '../core/time.ts';
 import { appendDurable, writeFileAtomic } from '../store/fsutil.ts';

@@ -6,7 +6,7 @@
 // failed write leaves an older, empty or unparsable file, read as "never shown": the next prompt
 // gets the full block again, the safe direction.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { ensureSubdir, writeInPlace } from '../store/fsutil.ts';
 
 export const SHOWN_DIR = '.shown';

@@ -6,7 +6,7 @@
 // Readers accept v3, and v2 (v3 without `generation`, reported as LEGACY_V2); absent is ABSENT/0.
 // Lean on purpose: it runs on the hook path (no schema library, no strict parser).
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { BatonError, fail } from '../core/errors.ts';
 import { SESSION_ID_RE } from '../core/ids.ts';
 import { ISO_SECONDS_RE } from '../core/time.ts';
@@ -91,13 +91,14 @@ export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
-const LONE_SURROGATE_RE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** String.prototype.isWellFormed (ES2024, in every Node baton runs on; the lib here is ES2022): no lone surrogate, without a regular expression's compile on a hook's every publish. */
+const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
 /** Why a pointer text is not acceptable (after normalisation), or null. */
 export function textProblem(text: unknown): string | null {
   if (typeof text !== 'string') return 'must be a string';
   if (text.length === 0) return 'must not be empty';
-  if (LONE_SURROGATE_RE.test(text)) return 'must be well-formed Unicode (no lone surrogates)';
+  if (!isWellFormed(text)) return 'must be well-formed Unicode (no lone surrogates)';
   if (utf8Bytes(text) > MAX_POINTER_TEXT_BYTES) return `must be at most ${MAX_POINTER_TEXT_BYTES} UTF-8 bytes`;
   return null;
 }

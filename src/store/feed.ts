@@ -5,7 +5,7 @@
 // the index reconciler. What a crash leaves: at worst a missing hint, which the index's
 // periodic stat sweep catches. A failure here never fails an append.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { dropFd, heldFd } from './heldfd.ts';
 
 export const FEED_FILE = 'index.feed';

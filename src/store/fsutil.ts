@@ -3,7 +3,8 @@
 // write follows a symbolic link planted in the store (O_NOFOLLOW on files written in place,
 // temp + rename for the others, links refused where a store folder should be).
 import * as fs from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { join } from '../core/path.ts';
 import { errnoError, fail } from '../core/errors.ts';
 
 export const DIR_MODE = 0o700;

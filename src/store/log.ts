@@ -8,7 +8,7 @@
 // append reads no tail; any change not made by an append (tamper, torn write) misses the
 // cache and the whole chain is re-verified before anything is written.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { errnoError, fail } from '../core/errors.ts';
 import { type EventInput, MAX_LINE_BYTES, NOT_JSON, type StoredEvent, checkLine, encodeEvent } from '../core/events.ts';
 import { FILE_MODE, ensureDir, linkRefused, writeInPlace } from './fsutil.ts';

@@ -1,7 +1,7 @@
 // Projections of the log: manifest.json and context.md (store.md). Rebuildable at any time,
 // written atomically but without fsync. Never read back into the log.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import type { StoredEvent } from '../core/events.ts';
 import { redactText } from '../core/redact.ts';
 import { type SessionView, type Workspace, presentText } from '../core/session.ts';

@@ -10,7 +10,7 @@
 // every prompt's "said once" check): it reads the refs folder and the tail of each source's
 // log, nothing else.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { fail } from '../core/errors.ts';
 import type { StoredEvent } from '../core/events.ts';
 import { redactText } from '../core/redact.ts';

@@ -3,7 +3,7 @@
 // per-session mutex. What a crash leaves: a torn log tail (quarantined by the next writer),
 // stale projections (rebuilt by the next reader), a lock.json that expires by itself.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { fail } from '../core/errors.ts';
 import { type Actor, type EventInput, type StoredEvent, SURFACE_KINDS, checkEventType, isSurface, needsLease, surfaceKind } from '../core/events.ts';
 import { hostName, nodeOs } from '../core/host.ts';
