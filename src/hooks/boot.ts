@@ -29,7 +29,8 @@ if (ran?.stored && process.env.BATON_VERIFY !== '1') {
   const kind = (ran.kind !== undefined && Object.hasOwn(KIND_BITS, ran.kind) && KIND_BITS[ran.kind]) || 0;
   // save() decides the same; asked here first, it is not even compiled when the cache serves.
   if (run.cache !== 'used' || (run.covered & kind) !== kind) run.save(kind);
-  if (transcriptRun && transcriptRun.cache !== 'used') transcriptRun.save(1);
+  // The capture bundle's cache is made from a capture that found its cursor (transcript.ts, codeCacheWorthy).
+  if (transcriptRun && transcriptRun.cache !== 'used' && (transcriptRun.exports as { codeCacheWorthy?: () => boolean }).codeCacheWorthy?.()) transcriptRun.save(1);
 }
 // Everything the hook says went out through synchronous writes and nothing is pending: the
 // process ends here, without the teardown of a natural exit (freeing the heap page by page;
