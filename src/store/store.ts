@@ -12,7 +12,7 @@ import { redactText, redactValue } from '../core/redact.ts';
 import { type SessionView, type Workspace, emptyView, foldEvent } from '../core/session.ts';
 import { type Clock, isoMillis, systemClock } from '../core/time.ts';
 import { noteSessionChanged } from './feed.ts';
-import { DIR_MODE, ensureDir, refuseLink, sweepStaleTemps } from './fsutil.ts';
+import { DIR_MODE, ensureDir, refuseLink, sweepStaleTemps, writeInPlace } from './fsutil.ts';
 import { claimHome } from './home.ts';
 import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, heldByGoneServer, isValid, readLock, removeLock, replaceLock } from './lease.ts';
 import { LOG_FILE, type ScanResult, type TailState, appendLocked, appendVerifiedLines, forkAside, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
@@ -432,6 +432,30 @@ export class FsStore {
       if (full || this.contextOnAppend || !patchManifestAfterAppend(dir, events, state)) this.refreshProjections(id);
     } catch {
       // Projections are rebuildable; a failure here never fails an acknowledged append.
+    }
+  }
+
+  /**
+   * After an append that made the session (ensureWithUnderMutex: `events` are its whole log,
+   * from seq 1): manifest.json folded from those events in memory, not from a re-read of the
+   * log, and written in place (a new file: no temp file and rename; a torn one is rebuilt by
+   * its reader). context.md is left to its next reader (WS202), as on the hook path. Anything
+   * else goes to afterAppend's full rebuild.
+   */
+  afterCreate(id: string, events: StoredEvent[]): void {
+    if (events.length === 0 || events[0].seq !== 1 || events[0].type !== 'session.created' || events.some((e) => e.type.startsWith('lock.'))) {
+      this.afterAppend(id, events, true);
+      return;
+    }
+    this.lastBatch.delete(id);
+    this.manifestAt.delete(id);
+    noteSessionChanged(this.home, id);
+    try {
+      const v = emptyView(id);
+      for (const e of events) foldEvent(v, e);
+      writeInPlace(join(this.dir(id), 'manifest.json'), `${JSON.stringify(manifestFromView(v, this.lifecycle(id, v.archived)), null, 2)}\n`);
+    } catch {
+      // A projection: the next reader rebuilds it.
     }
   }
 

@@ -767,7 +767,8 @@ function importFresh(
     return all;
   });
   if (!events) return false;
-  store.afterAppend(id, events, true);
+  // The manifest from these events (the whole log); context.md is left to its next reader.
+  store.afterCreate(id, events);
   const sessionDir = store.dir(id);
   for (const f of files) writeNew(cursorPath(sessionDir, reader.agent, id, f.ref.path), cursorText(f.cursor));
   let read = 0;
