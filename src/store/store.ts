@@ -261,11 +261,13 @@ export class FsStore {
    * Under the mutex the caller holds: when the session's log is empty, session.created and
    * `inputs` in one append (one write, one fsync: history import makes a session and its first
    * items one durable write); null when the session exists (the caller appends as usual).
-   * Projections are the caller's business (afterAppend with full).
+   * Projections are the caller's business (afterAppend with full). `sidecar: false` writes no
+   * `.verified` (one file fewer for a session likely never appended to again, as an imported
+   * one: its next append verifies the chain from the log once).
    */
-  ensureWithUnderMutex(id: string, opts: Omit<CreateOptions, 'id' | 'leaseMs'>, inputs: EventInput[]): StoredEvent[] | null {
+  ensureWithUnderMutex(id: string, opts: Omit<CreateOptions, 'id' | 'leaseMs'>, inputs: EventInput[], o: { sidecar?: boolean } = {}): StoredEvent[] | null {
     if (this.exists(id)) return null;
-    return this.appendUnderMutex(id, [this.createdEvent(opts), ...inputs], opts.writer, { isCreate: true });
+    return this.appendUnderMutex(id, [this.createdEvent(opts), ...inputs], opts.writer, { isCreate: true, sidecar: o.sidecar });
   }
 
   /** Runs fn under the session mutex (pointer CAS, lease operations). */
@@ -311,7 +313,7 @@ export class FsStore {
    * events; riders waiting for this session go first in the same write. Projections are the
    * caller's business via afterAppend.
    */
-  appendUnderMutex(id: string, inputs: EventInput[], writer: Writer, opts: { expectedSeq?: number; isCreate?: boolean } = {}): StoredEvent[] {
+  appendUnderMutex(id: string, inputs: EventInput[], writer: Writer, opts: { expectedSeq?: number; isCreate?: boolean; sidecar?: boolean } = {}): StoredEvent[] {
     const nowIso = isoMillis(this.now());
     const riders = opts.isCreate || opts.expectedSeq !== undefined ? [] : (this.riders.get(id) ?? []);
     const all = [...riders.flatMap((r) => r.inputs), ...inputs];
@@ -319,6 +321,7 @@ export class FsStore {
     const redacted = all.map((e) => (e.preRedacted ? e : { ...e, payload: redactValue(e.payload) }));
     const stored = appendLocked(this.dir(id), id, redacted, nowIso, {
       expectedSeq: opts.expectedSeq,
+      sidecar: opts.sidecar,
       check: (tail) => {
         if (!opts.isCreate && tail.lastSeq === 0) fail('WS001', `session ${id} not found`, { nearest: nearestIds(id, this.ids()) });
         this.checkWrite(id, tail, all, writer);

@@ -750,7 +750,7 @@ function importFresh(
   const tdir = join(dir, TRANSCRIPTS_DIR);
   ensureDir(tdir);
   const events = store.locked(id, (): StoredEvent[] | null => {
-    const all = store.ensureWithUnderMutex(id, createWith(files[0].cursor.state.meta), inputs);
+    const all = store.ensureWithUnderMutex(id, createWith(files[0].cursor.state.meta), inputs, { sidecar: false });
     if (!all) return null;
     const logBytes = fs.statSync(join(dir, LOG_FILE)).size;
     const lines: string[] = [];
