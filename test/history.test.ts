@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { baton, batonAsync, tmpDir, treeHash } from './helpers.ts';
+import { FsStore } from '../src/store/store.ts';
 import { agentEnv, assertOnce, assertUnchanged, createdEvent, fakeAgentStore, itemsOf, snapshot } from './history-helpers.ts';
 
 function setup() {
@@ -231,4 +232,24 @@ test('an import beside a hook capture, and two imports at once: no item twice', 
   }
   const again = run(['--json', 'history', 'import', 'claude']);
   assert.equal(again.json.totals.items, 0);
+});
+
+test("a fresh session's manifest, folded from its one append, is the log's; no .verified, and the next append verifies the log", () => {
+  const { bh, sessions, run } = setup();
+  const claude = sessions.find((s) => s.agent === 'claude')!;
+  const whole = fs.readFileSync(claude.path);
+  fs.writeFileSync(claude.path, whole.subarray(0, whole.lastIndexOf('"type":"user"')));
+  assert.equal(run(['history', 'import', 'claude']).code, 0);
+  const dir = join(bh, 'sessions', claude.id);
+  assert.equal(fs.existsSync(join(dir, '.verified')), false);
+  const folded = fs.readFileSync(join(dir, 'manifest.json'), 'utf8');
+  const store = new FsStore(bh);
+  assert.deepEqual(JSON.parse(folded), store.refreshProjections(claude.id));
+  fs.writeFileSync(claude.path, whole);
+  const r = run(['--json', 'history', 'import', 'claude']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(r.json.agents[0].items > 0);
+  assert.ok(fs.existsSync(join(dir, '.verified')), 'written by the next append');
+  const v = run(['--json', 'session', 'verify', claude.id]);
+  assert.equal(v.code, 0, v.stderr);
 });

@@ -13,6 +13,7 @@ import { type AgentImportStats, importHistory, scanHistory } from '../transcript
 import { READER_AGENTS } from '../transcripts/index.ts';
 import { openDatabaseCopy } from './history-db.ts';
 import { resolveHome } from '../store/home.ts';
+import { takeMutexByCreate } from '../store/mutex.ts';
 import { FsStore } from '../store/store.ts';
 import { type GlobalOptions, color, envelope, openStore, relativeTime, run, table } from './output.ts';
 import { rateLine } from './progress.ts';
@@ -109,6 +110,10 @@ export function registerHistoryCommands(program: Command, globals: () => GlobalO
         const project = opts.project !== undefined ? projectFlag(opts.project) : null;
         // As on the hook path: manifest.json patched with each append, context.md rebuilt by its next reader.
         const store = new FsStore(resolveHome(g.home));
+        // Each session's mutex is taken about once (a fresh session: one append): `.mutex` made
+        // O_EXCL, as the hooks do, costs a create and an unlink; a parked token per session
+        // costs a read of the folder, a create, a link and two unlinks (docs/adr/0018).
+        if (!opts.dryRun) takeMutexByCreate();
         const line = g.quiet || g.json ? { update() {}, done() {} } : rateLine(opts.dryRun ? 'scanning' : 'importing');
         let result: ReturnType<typeof importHistory>;
         try {

@@ -4,8 +4,8 @@
 // readers skip and the next writer (or repair) moves into quarantine/ before appending.
 // Torn means without its newline or not JSON: a complete line that parses but breaks the
 // seq or the chain was written whole and then changed, which is corruption (WS201).
-// `.verified` caches (size, ctime, inode) -> (last seq, last h) after each append, so an
-// append reads no tail; any change not made by an append (tamper, torn write) misses the
+// `.verified` caches (size, ctime, inode) -> (last seq, last h) after each append (but an
+// imported session's creating one, ADR 0075), so an append reads no tail; any change not made by an append (tamper, torn write) misses the
 // cache and the whole chain is re-verified before anything is written.
 import * as fs from 'node:fs';
 import { join } from '../core/path.ts';
@@ -264,7 +264,7 @@ export function appendLocked(
   sessionId: string,
   inputs: EventInput[],
   nowIso: string,
-  opts: { expectedSeq?: number; check?: (tail: TailState) => void } = {},
+  opts: { expectedSeq?: number; check?: (tail: TailState) => void; sidecar?: boolean } = {},
 ): StoredEvent[] {
   const tail = verifiedTail(dir, sessionId, nowIso);
   opts.check?.(tail);
@@ -288,12 +288,15 @@ export function appendLocked(
   }
   const facts: LogFacts = { archived: tail.archived, allowed: tail.allowed };
   for (const e of inputs) foldFacts(facts, e);
-  writeVerified(dir, sessionId, tail, text, seq, h, facts);
+  writeVerified(dir, sessionId, tail, text, seq, h, facts, opts.sidecar ?? true);
   return out;
 }
 
-/** Writes chained text after `tail` as one write, fsync'd, and records the new tail. Caller holds the mutex. */
-function writeVerified(dir: string, sessionId: string, tail: TailState, text: string, seq: number, h: string, facts: LogFacts): void {
+/**
+ * Writes chained text after `tail` as one write, fsync'd, and records the new tail (the
+ * sidecar; without it, the next append verifies the chain from the log once). Caller holds the mutex.
+ */
+function writeVerified(dir: string, sessionId: string, tail: TailState, text: string, seq: number, h: string, facts: LogFacts, sidecar = true): void {
   const path = `${dir}/${LOG_FILE}`;
   assertMutexStillHeld(dir);
   let log: ReturnType<typeof heldFd> | undefined;
@@ -303,8 +306,14 @@ function writeVerified(dir: string, sessionId: string, tail: TailState, text: st
     const n = fs.writeSync(log.fd, buf);
     if (n !== buf.length) fail('WS206', `the disk took ${n} of the ${buf.length} bytes of an append to ${sessionId} (full, or a file size limit); nothing was written`, { session: sessionId });
     fs.fsyncSync(log.fd);
-    const st = fs.fstatSync(log.fd, { bigint: true });
-    writeSidecar(dir, { ...statKey(st), seq, h, ...facts }, log.fresh);
+    if (sidecar) {
+      const st = fs.fstatSync(log.fd, { bigint: true });
+      writeSidecar(dir, { ...statKey(st), seq, h, ...facts }, log.fresh);
+    } else {
+      // A sidecar left from before (a crash) no longer matches the log; this process's own record goes.
+      ownSidecars.delete(dir);
+      if (log.fresh) dropFd(`${dir}/${SIDECAR}`);
+    }
   } catch (e) {
     // Not acknowledged: whatever part of it reached the file goes, so a failed append
     // changes nothing (no torn line for the next writer to quarantine). Still under the mutex.

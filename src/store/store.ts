@@ -12,7 +12,7 @@ import { redactText, redactValue } from '../core/redact.ts';
 import { type SessionView, type Workspace, emptyView, foldEvent } from '../core/session.ts';
 import { type Clock, isoMillis, systemClock } from '../core/time.ts';
 import { noteSessionChanged } from './feed.ts';
-import { DIR_MODE, ensureDir, refuseLink, sweepStaleTemps } from './fsutil.ts';
+import { DIR_MODE, ensureDir, refuseLink, sweepStaleTemps, writeInPlace } from './fsutil.ts';
 import { claimHome } from './home.ts';
 import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, heldByGoneServer, isValid, readLock, removeLock, replaceLock } from './lease.ts';
 import { LOG_FILE, type ScanResult, type TailState, appendLocked, appendVerifiedLines, forkAside, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
@@ -261,11 +261,13 @@ export class FsStore {
    * Under the mutex the caller holds: when the session's log is empty, session.created and
    * `inputs` in one append (one write, one fsync: history import makes a session and its first
    * items one durable write); null when the session exists (the caller appends as usual).
-   * Projections are the caller's business (afterAppend with full).
+   * Projections are the caller's business (afterAppend with full). `sidecar: false` writes no
+   * `.verified` (one file fewer for a session likely never appended to again, as an imported
+   * one: its next append verifies the chain from the log once).
    */
-  ensureWithUnderMutex(id: string, opts: Omit<CreateOptions, 'id' | 'leaseMs'>, inputs: EventInput[]): StoredEvent[] | null {
+  ensureWithUnderMutex(id: string, opts: Omit<CreateOptions, 'id' | 'leaseMs'>, inputs: EventInput[], o: { sidecar?: boolean } = {}): StoredEvent[] | null {
     if (this.exists(id)) return null;
-    return this.appendUnderMutex(id, [this.createdEvent(opts), ...inputs], opts.writer, { isCreate: true });
+    return this.appendUnderMutex(id, [this.createdEvent(opts), ...inputs], opts.writer, { isCreate: true, sidecar: o.sidecar });
   }
 
   /** Runs fn under the session mutex (pointer CAS, lease operations). */
@@ -311,7 +313,7 @@ export class FsStore {
    * events; riders waiting for this session go first in the same write. Projections are the
    * caller's business via afterAppend.
    */
-  appendUnderMutex(id: string, inputs: EventInput[], writer: Writer, opts: { expectedSeq?: number; isCreate?: boolean } = {}): StoredEvent[] {
+  appendUnderMutex(id: string, inputs: EventInput[], writer: Writer, opts: { expectedSeq?: number; isCreate?: boolean; sidecar?: boolean } = {}): StoredEvent[] {
     const nowIso = isoMillis(this.now());
     const riders = opts.isCreate || opts.expectedSeq !== undefined ? [] : (this.riders.get(id) ?? []);
     const all = [...riders.flatMap((r) => r.inputs), ...inputs];
@@ -319,6 +321,7 @@ export class FsStore {
     const redacted = all.map((e) => (e.preRedacted ? e : { ...e, payload: redactValue(e.payload) }));
     const stored = appendLocked(this.dir(id), id, redacted, nowIso, {
       expectedSeq: opts.expectedSeq,
+      sidecar: opts.sidecar,
       check: (tail) => {
         if (!opts.isCreate && tail.lastSeq === 0) fail('WS001', `session ${id} not found`, { nearest: nearestIds(id, this.ids()) });
         this.checkWrite(id, tail, all, writer);
@@ -432,6 +435,30 @@ export class FsStore {
       if (full || this.contextOnAppend || !patchManifestAfterAppend(dir, events, state)) this.refreshProjections(id);
     } catch {
       // Projections are rebuildable; a failure here never fails an acknowledged append.
+    }
+  }
+
+  /**
+   * After an append that made the session (ensureWithUnderMutex: `events` are its whole log,
+   * from seq 1): manifest.json folded from those events in memory, not from a re-read of the
+   * log, and written in place (a new file: no temp file and rename; a torn one is rebuilt by
+   * its reader). context.md is left to its next reader (WS202), as on the hook path. Anything
+   * else goes to afterAppend's full rebuild.
+   */
+  afterCreate(id: string, events: StoredEvent[]): void {
+    if (events.length === 0 || events[0].seq !== 1 || events[0].type !== 'session.created' || events.some((e) => e.type.startsWith('lock.'))) {
+      this.afterAppend(id, events, true);
+      return;
+    }
+    this.lastBatch.delete(id);
+    this.manifestAt.delete(id);
+    noteSessionChanged(this.home, id);
+    try {
+      const v = emptyView(id);
+      for (const e of events) foldEvent(v, e);
+      writeInPlace(join(this.dir(id), 'manifest.json'), `${JSON.stringify(manifestFromView(v, this.lifecycle(id, v.archived)), null, 2)}\n`);
+    } catch {
+      // A projection: the next reader rebuilds it.
     }
   }
 

@@ -750,7 +750,7 @@ function importFresh(
   const tdir = join(dir, TRANSCRIPTS_DIR);
   ensureDir(tdir);
   const events = store.locked(id, (): StoredEvent[] | null => {
-    const all = store.ensureWithUnderMutex(id, createWith(files[0].cursor.state.meta), inputs);
+    const all = store.ensureWithUnderMutex(id, createWith(files[0].cursor.state.meta), inputs, { sidecar: false });
     if (!all) return null;
     const logBytes = fs.statSync(join(dir, LOG_FILE)).size;
     const lines: string[] = [];
@@ -767,7 +767,8 @@ function importFresh(
     return all;
   });
   if (!events) return false;
-  store.afterAppend(id, events, true);
+  // The manifest from these events (the whole log); context.md is left to its next reader.
+  store.afterCreate(id, events);
   const sessionDir = store.dir(id);
   for (const f of files) writeNew(cursorPath(sessionDir, reader.agent, id, f.ref.path), cursorText(f.cursor));
   let read = 0;
