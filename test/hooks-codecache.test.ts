@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { cacheDirOf, cacheNameOf, readCodeCache, runWithCodeCache, writeCodeCache } from '../src/hooks/codecache.ts';
-import { baton, tmpDir, treeHash } from './helpers.ts';
+import { ROOT, agentWorld, baton, tmpDir, treeHash } from './helpers.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -203,4 +203,28 @@ test('a cache folder writable by others is not trusted', () => {
   };
   assert.equal(writeCodeCache(dir, 'hook-y--v.v8cache', make), false);
   assert.equal(made, false, 'no cache is serialized for a folder it cannot go to');
+});
+
+test("the capture bundle's cache is made by a capture that went on from its cursor, not by a transcript's first capture (docs/adr/0074)", () => {
+  const w = agentWorld();
+  roots.push(w.root);
+  const session = 'f83ca806-e50c-40a0-8f40-dbce88cf6256';
+  const dir = join(w.home, '.claude', 'projects', '-home-u-proj');
+  fs.mkdirSync(dir, { recursive: true });
+  const transcript = join(dir, `${session}.jsonl`);
+  const lines = fs.readFileSync(join(ROOT, 'test', 'fixtures', 'transcripts', 'claude', 'claude-2.1.328-session.jsonl'), 'utf8').split(/(?<=\n)/);
+  const half = Math.floor(lines.length / 2);
+  fs.writeFileSync(transcript, lines.slice(0, half).join(''));
+  const stop = JSON.stringify({ session_id: session, transcript_path: transcript, cwd: '/home/u/proj', hook_event_name: 'Stop', stop_hook_active: false });
+  const captureCaches = (): string[] => cacheFiles(w.store).filter((n) => n.startsWith('capture-'));
+  const items = (): number => fs.readFileSync(join(w.store, 'sessions', session, 'events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"transcript.item"')).length;
+  assert.equal(baton(['hook', 'claude'], { env: w.env, input: stop }).code, 0);
+  const first = items();
+  assert.ok(first > 0, 'the first capture appended items');
+  assert.deepEqual(captureCaches(), [], 'no capture cache from the first capture');
+  assert.ok(cacheFiles(w.store).some((n) => n.startsWith('hook-')), "the hook bundle's own cache is written as before");
+  fs.appendFileSync(transcript, lines.slice(half).join(''));
+  assert.equal(baton(['hook', 'claude'], { env: w.env, input: stop }).code, 0);
+  assert.ok(items() > first, 'the second capture went on from the cursor');
+  assert.equal(captureCaches().length, 1, 'the capture that found its cursor wrote the cache');
 });

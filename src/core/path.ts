@@ -1,7 +1,7 @@
 // path.join for the paths the store makes: its home (resolved once, so already normal) and the
 // names under it. node:path's join normalises its result one character at a time in interpreted
 // code; a prompt hook joins ~30 paths, ~2.4 M instructions and a Maglev compile of node:path's
-// separator test (docs/adr/0074). When the parts joined with '/' are already an absolute normal
+// separator test (docs/adr/0076). When the parts joined with '/' are already an absolute normal
 // path (no empty, '.' or '..' segment, no trailing '/'), that string is what path.join returns,
 // and a few native substring searches tell; anything else goes to path.join.
 import { join as nodeJoin, sep } from 'node:path';

@@ -5,8 +5,7 @@
 // whatever goes wrong is one stderr line, never a broken agent. The prompt hook never comes here.
 import type { HookEvent, ProviderAdapter } from '../providers/types.ts';
 import type { FsStore, Writer } from '../store/store.ts';
-import { existsSync } from 'node:fs';
-import { type CaptureResult, captureEntries, captureOnce, cursorPath } from '../transcripts/capture.ts';
+import { type CaptureResult, captureEntries, captureOnce } from '../transcripts/capture.ts';
 import { findReader } from '../transcripts/index.ts';
 
 export interface TranscriptRun {
@@ -41,7 +40,6 @@ export function transcriptAspect(opts: { store: FsStore; sessionId: string; adap
   const path = ev.transcriptPath ?? reader.locate(readerEnv, ev.providerSessionId, ev.cwd);
   // None named and none where the agent keeps them: a new session has no transcript yet.
   if (!path) return { result: null, lines: [] };
-  steady = existsSync(cursorPath(opts.store.dir(opts.sessionId), reader.agent, ev.providerSessionId, path));
   const result = captureOnce({
     store: opts.store,
     sessionId: opts.sessionId,
@@ -53,6 +51,7 @@ export function transcriptAspect(opts: { store: FsStore; sessionId: string; adap
     readerEnv,
     workspace: ev.cwd,
   });
+  steady = result.fromCursor === true;
   // A transcript not written yet is nothing to capture; the start's catch-up is opportunistic
   // (the turn end and the end say what went wrong).
   if (result.refused && (ev.kind === 'start' || result.refused.code === 'TR003')) return { result, lines: [] };

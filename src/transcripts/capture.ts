@@ -85,6 +85,8 @@ export interface CaptureResult {
   /** Why nothing was read (TR001 outside the agent's store, TR003 not found). */
   refused?: { code: string; message: string };
   meta: ParseState['meta'];
+  /** This run went on from a cursor it found (a steady turn end, not a transcript's first capture). */
+  fromCursor?: boolean;
 }
 
 const empty = (meta: ParseState['meta'] = {}): CaptureResult => ({ appended: 0, superseded: 0, duplicates: 0, bytes: 0, skips: [], more: false, meta });
@@ -409,7 +411,7 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
   const { chunk, cursor } = read;
   for (const s of chunk.skips) cursor.skipped[s.reason] = (cursor.skipped[s.reason] ?? 0) + 1;
   const meta = cursor.state.meta;
-  const result: CaptureResult = { ...empty(meta), bytes: read.bytes, skips: chunk.skips, more: read.more, unknownVersion: chunk.unknownVersion };
+  const result: CaptureResult = { ...empty(meta), bytes: read.bytes, skips: chunk.skips, more: read.more, unknownVersion: chunk.unknownVersion, fromCursor: prev !== null };
   if (!req.store.exists(req.sessionId)) {
     if (!req.create && !req.createWith) return { ...result, refused: { code: 'WS001', message: `session ${req.sessionId} not found` } };
     // A run with nothing to hold (a header-only stub, a file in an unknown format version) makes
