@@ -4,6 +4,7 @@
 // CommonJS starts faster than ESM on Node 20.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { build } from 'esbuild';
 
@@ -56,8 +57,21 @@ const hookBuild = await build({ ...common, entryPoints: ['src/hooks/entry.ts'], 
 // hands over before loading it (src/hooks/shared-modules.ts, docs/adr/0072), so a capture process
 // compiles one copy of the redactor, the hash and the file helpers.
 const SHARED_TABLE = 'src/hooks/shared-modules.ts';
-const shared = new Set([...(await readFile(SHARED_TABLE, 'utf8')).matchAll(/^ {2}'(src\/[\w/.-]+\.ts)': \w+,$/gm)].map((m) => m[1]));
+const shared = new Set([...(await readFile(SHARED_TABLE, 'utf8')).matchAll(/^ {4}'(src\/[\w/.-]+\.ts)': \{/gm)].map((m) => m[1]));
 if (shared.size === 0) throw new Error(`${SHARED_TABLE}: no shared module found (the build reads its table's keys)`);
+// Each entry of the table lists its module's every export (the capture bundle's code takes them by name).
+{
+  const table = await build({ ...common, entryPoints: [SHARED_TABLE], write: false, outfile: 'dist/shared-modules.cjs', logLevel: 'silent' });
+  const m = { exports: {} };
+  new Function('module', 'exports', 'require', table.outputFiles[0].text)(m, m.exports, createRequire(resolve(SHARED_TABLE)));
+  const listed = m.exports.sharedModules();
+  for (const key of shared) {
+    const own = await build({ entryPoints: [key], bundle: false, write: false, metafile: true, format: 'esm', outdir: 'dist', logLevel: 'silent' });
+    const exports = Object.values(own.metafile.outputs)[0].exports.sort();
+    const missing = exports.filter((e) => !Object.hasOwn(listed[key], e));
+    if (missing.length) throw new Error(`${SHARED_TABLE}: the entry of ${key} lacks ${missing.join(', ')}`);
+  }
+}
 const sharedFromHook = {
   name: 'shared-from-hook',
   setup(b) {

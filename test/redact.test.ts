@@ -57,6 +57,30 @@ test('each rule catches its own sample on its own (no rule hides behind another)
   }
 });
 
+test('a short text finds what a long one finds, whatever character comes before a token (the lead boundary check)', () => {
+  // Up to 128 characters the rules are picked by their leads (rulesIn), and a token rule whose
+  // lead has one of its own characters before it is skipped; longer texts skip no rule by that.
+  // Both must redact alike, the secret at a boundary or inside a longer token.
+  const pad = ' '.repeat(200);
+  let checked = 0;
+  for (const s of SAMPLES) {
+    if (s.secret.length > 100) continue;
+    for (const before of ['', ' ', '"', '/', '=', 'x', 'Z', '7', '_', '-', '.', '+', '~']) {
+      const text = `${before}${s.secret}`;
+      if (text.length > 128) continue;
+      const short = redactDefault(text);
+      const long = redactDefault(text + pad);
+      assert.equal(short.text + pad, long.text, `${s.id} after ${JSON.stringify(before)}`);
+      assert.equal(short.count, long.count, `${s.id} after ${JSON.stringify(before)}`);
+      checked++;
+    }
+  }
+  assert.ok(checked > 500, `checked ${checked}`);
+  // And the check does skip: a lead inside a hex digest or an id is no token.
+  assert.equal(redactDefault('acaf4faac4540f6af6d286c66b11d9c983c9b39082bc3903c135b484aecfcd5f').count, 0);
+  assert.equal(redactDefault('claude-mx6ghh6a-4646').count, 0);
+});
+
 test('near-misses are left alone: prose, code, git shas, hashes, uuids, placeholders', () => {
   for (const t of NEAR_MISSES) {
     const r = redactDefault(t);

@@ -50,6 +50,12 @@ export interface Rule {
   /** Where the match may start (the character before it): for rules whose anchor is a word. */
   start?: (text: string, at: number) => boolean;
   /**
+   * A character that, just before the lead, rules a match out there (a token's own class: a
+   * `cf` inside a hex digest is no Cloudflare token). A short text whose every lead has one
+   * before it skips the rule without compiling it.
+   */
+  notAfter?: (c: number) => boolean;
+  /**
    * The secret follows the match somewhere nearby: returns its span (start, end) in the text
    * after the match's end, or null. For secrets announced in prose ("the secret key is …").
    */
@@ -81,13 +87,22 @@ function escapeLiteral(s: string): string {
  * `sk_live_`), then `rest` and the body. The lookbehind comes after the lead so the
  * search still leads; its group makes the part before the lead part of the secret.
  */
-function tok(lead: string, rest: string, run: string, body: string, pre = ''): Pick<Rule, 'src' | 'lead'> {
+function tok(lead: string, rest: string, run: string, body: string, pre = ''): Pick<Rule, 'src' | 'lead' | 'notAfter'> {
   const lit = escapeLiteral(lead);
-  return { src: `${lit}(?<=(?<![${run}])(?<s>${pre}${lit}))(?<s2>${rest}${body})`, lead };
+  const src = `${lit}(?<=(?<![${run}])(?<s>${pre}${lit}))(?<s2>${rest}${body})`;
+  return pre === '' ? { src, lead, notAfter: RUNS[run] } : { src, lead };
 }
 
 const AN = 'A-Za-z0-9';
 const TK = 'A-Za-z0-9_-';
+const isAlnum = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+/** The classes tok's `run` may be, as tests of a character code. */
+const RUNS: Record<string, (c: number) => boolean> = {
+  [AN]: isAlnum,
+  [TK]: (c) => isAlnum(c) || c === 95 || c === 45,
+  [`${AN}_.-`]: (c) => isAlnum(c) || c === 95 || c === 46 || c === 45,
+  [`${AN}+/`]: (c) => isAlnum(c) || c === 43 || c === 47,
+};
 
 const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 const isUpper = (c: number): boolean => c >= 65 && c <= 90;
@@ -486,7 +501,8 @@ function rulesIn(text: string): number[] {
       const i = list[j];
       if (found?.[i]) continue;
       const r = RULES[i];
-      if (leadAt(text, at, r.lead, r.flags === 'i')) (found ??= new Uint8Array(RULES.length))[i] = 1;
+      if (!leadAt(text, at, r.lead, r.flags === 'i') || (at > 0 && r.notAfter?.(text.charCodeAt(at - 1)))) continue;
+      (found ??= new Uint8Array(RULES.length))[i] = 1;
     }
   }
   const out: number[] = [];

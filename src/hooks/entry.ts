@@ -12,7 +12,7 @@ import type { transcriptAspect } from './transcript.ts';
 // through the loader's code cache (boot.ts) when it ran us, else required. It takes the modules
 // both need from this bundle (shared-modules.ts): the table goes first.
 const transcript = (): typeof transcriptAspect => {
-  (globalThis as Record<symbol, unknown>)[SHARED_MODULES_SLOT] = sharedModules;
+  (globalThis as Record<symbol, unknown>)[SHARED_MODULES_SLOT] ??= sharedModules();
   const viaCache = (globalThis as Record<symbol, unknown>)[Symbol.for('baton.hook-transcript')] as (() => { transcriptAspect: typeof transcriptAspect }) | undefined;
   return (viaCache ? viaCache() : require(join(__dirname, 'hook-transcript.cjs'))).transcriptAspect;
 };

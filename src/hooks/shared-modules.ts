@@ -4,24 +4,68 @@
 // scripts/build.mjs reads the keys below and builds the capture bundle with each of these files
 // replaced by a look-up in this table, which dist/hook.cjs hands over through a globalThis slot
 // (entry.ts) before it loads the capture bundle; the build fails when the two bundles still share
-// a module this table lacks. Keys are paths from the repository's root, one per line.
-import * as hash from '../core/hash.ts';
-import * as redact from '../core/redact.ts';
-import * as time from '../core/time.ts';
-import * as geminiProvider from '../providers/gemini.ts';
-import * as fsutil from '../store/fsutil.ts';
-import * as log from '../store/log.ts';
-import * as cursorFile from '../transcripts/cursor-file.ts';
+// a module this table lacks, or when a module's entry does not list every export it has.
+// The table is made when a capture asks for it, of named imports: `import * as` would make every
+// prompt hook build seven namespace objects of getters at load (~0.6 M instructions; docs/adr/0079).
+// Keys are paths from the repository's root, one per line.
+import { adoptNativeSha256, pureSha256Hex, sha256, sha256Hex, sha256Js } from '../core/hash.ts';
+import { CHUNK_CHARS, LEAD_REACH, PEM_MAX_CHARS, REDACTED, RULES, keyInProse, newAhead, redactDefault, redactText, redactValue, userPattern } from '../core/redact.ts';
+import { ISO_SECONDS_RE, isoMillis, isoSeconds, systemClock } from '../core/time.ts';
+import { gemini, stripHookContext } from '../providers/gemini.ts';
+import {
+  DIR_MODE,
+  FILE_MODE,
+  STALE_TEMP_MS,
+  appendDurable,
+  ensureDir,
+  ensureSubdir,
+  fileKey,
+  fsyncDir,
+  linkRefused,
+  readFdBytes,
+  readFileBytes,
+  readFileOrNull,
+  refuseLink,
+  sweepFolder,
+  sweepStaleTemps,
+  uniqueTempName,
+  writeFileAtomic,
+  writeInPlace,
+} from '../store/fsutil.ts';
+import { LOG_FILE, appendLocked, appendVerifiedLines, foldFacts, forkAside, quarantineTail, readAllEvents, readFirstEvent, scanLog, verifiedTail } from '../store/log.ts';
+import { TRANSCRIPTS_DIR, cursorPath, transcriptMayHaveNew } from '../transcripts/cursor-file.ts';
 
 /** The globalThis slot the table travels in (a Symbol.for: one per process, whoever asks). */
 export const SHARED_MODULES_SLOT = Symbol.for('baton.hook-modules');
 
-export const sharedModules: Record<string, unknown> = {
-  'src/core/hash.ts': hash,
-  'src/core/redact.ts': redact,
-  'src/core/time.ts': time,
-  'src/providers/gemini.ts': geminiProvider,
-  'src/store/fsutil.ts': fsutil,
-  'src/store/log.ts': log,
-  'src/transcripts/cursor-file.ts': cursorFile,
-};
+/** Each shared module's exports, by the module's path (every export: the build checks). */
+export function sharedModules(): Record<string, Record<string, unknown>> {
+  return {
+    'src/core/hash.ts': { adoptNativeSha256, pureSha256Hex, sha256, sha256Hex, sha256Js },
+    'src/core/redact.ts': { CHUNK_CHARS, LEAD_REACH, PEM_MAX_CHARS, REDACTED, RULES, keyInProse, newAhead, redactDefault, redactText, redactValue, userPattern },
+    'src/core/time.ts': { ISO_SECONDS_RE, isoMillis, isoSeconds, systemClock },
+    'src/providers/gemini.ts': { gemini, stripHookContext },
+    'src/store/fsutil.ts': {
+      DIR_MODE,
+      FILE_MODE,
+      STALE_TEMP_MS,
+      appendDurable,
+      ensureDir,
+      ensureSubdir,
+      fileKey,
+      fsyncDir,
+      linkRefused,
+      readFdBytes,
+      readFileBytes,
+      readFileOrNull,
+      refuseLink,
+      sweepFolder,
+      sweepStaleTemps,
+      uniqueTempName,
+      writeFileAtomic,
+      writeInPlace,
+    },
+    'src/store/log.ts': { LOG_FILE, appendLocked, appendVerifiedLines, foldFacts, forkAside, quarantineTail, readAllEvents, readFirstEvent, scanLog, verifiedTail },
+    'src/transcripts/cursor-file.ts': { TRANSCRIPTS_DIR, cursorPath, transcriptMayHaveNew },
+  };
+}
