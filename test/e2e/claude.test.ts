@@ -359,7 +359,13 @@ describe(`Claude Code ${CLAUDE_VERSION}: the pointer block said once`, { skip },
     assert.doesNotMatch(text, /Third prompt/, 'the old conversation was compacted away');
     assert.match(text, /SessionStart hook additional context: TASK_POINTER_V2\n/);
     const full = pointerBlocks(text).filter((b) => b.marker === 'TASK_POINTER_V2' && b.fields.STATUS === 'DIRTY' && b.fields.INSTRUCTION);
-    assert.ok(full.length >= 2, 'the compact and the resume start contexts both carry the full block');
+    // On failure, every block the request held (its label line and fields), to tell a start context
+    // Claude Code left out from one the hook cut short.
+    const seen = () =>
+      pointerBlocks(text)
+        .map((b) => `${b.marker} ${Object.keys(b.fields).join(',')} STATUS=${b.fields.STATUS ?? '-'}`)
+        .join('\n');
+    assert.ok(full.length >= 2, `the compact and the resume start contexts both carry the full block; the request's blocks:\n${seen()}\nits last 4000 characters:\n${text.slice(-4000)}`);
     assert.equal(full[0].pointerText, 'Goal: say it once\nNext: check the request bodies');
     // The prompt after them: nothing changed since those starts showed it, so one line.
     const lines = [...text.matchAll(UNCHANGED)];
