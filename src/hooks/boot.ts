@@ -1,39 +1,39 @@
 // The hook's loader (dist/hook-boot.cjs; bin/baton.cjs requires it for `baton hook ...`): runs
 // dist/hook.cjs through V8's code cache kept in the store's home (codecache.ts,
-// docs/adr/0006). The cache is written only after an event that reached the store: a refused
+// docs/adr/0006). This file has no cache of its own: every hook process parses it and compiles
+// each function it calls, so it is straight-line code that calls two functions, and only the
+// reading side is here (docs/adr/0080). The bundle decides and writes its cache itself after
+// the event (entry.ts, afterBoot): only after an event that reached the store, so a refused
 // payload or a BATON_VERIFY=1 run leaves the disk as it was. Anything wrong with the cache
 // means a plain compile; an error of the hook itself surfaces exactly as with require().
-import { join } from 'node:path';
 import { resolveHome } from '../store/home.ts';
-import { parseHookArgs } from './args.ts';
-import { type CachedRun, runWithCodeCache } from './codecache.ts';
+import { HOOK_BOOT_SLOT, type HookBoot } from './boot-slot.ts';
+import { type CompiledBundle, compileWithCodeCache } from './codecache.ts';
 
 /** The sha-256 of dist/hook.cjs and of dist/hook-transcript.cjs, written in by scripts/build.mjs. */
 declare const BATON_HOOK_SHA: string;
 declare const BATON_TRANSCRIPT_SHA: string;
 
-/** The cache's bit for each kind of event (codecache.ts: which kinds a cache covers). */
-const KIND_BITS: Record<string, number> = { start: 1, prompt: 2, 'pre-compact': 4, end: 8, 'turn-end': 16 };
-
-const home = resolveHome(parseHookArgs(process.argv.slice(3)).home);
-// The transcript aspect's bundle, when an event needs it, goes through its own code cache too
-// (dist/hook.cjs asks for it by this symbol; without the loader it requires the file).
-let transcriptRun: CachedRun<unknown> | undefined;
-(globalThis as Record<symbol, unknown>)[Symbol.for('baton.hook-transcript')] = (): unknown => {
-  transcriptRun ??= runWithCodeCache(join(__dirname, 'hook-transcript.cjs'), BATON_TRANSCRIPT_SHA, home, require, 'capture');
-  return transcriptRun.exports;
-};
-const run = runWithCodeCache<{ ran?: { stored?: boolean; kind?: string } }>(join(__dirname, 'hook.cjs'), BATON_HOOK_SHA, home, require);
-const ran = run.exports.ran;
-if (ran?.stored && process.env.BATON_VERIFY !== '1') {
-  const kind = (ran.kind !== undefined && Object.hasOwn(KIND_BITS, ran.kind) && KIND_BITS[ran.kind]) || 0;
-  // save() decides the same; asked here first, it is not even compiled when the cache serves.
-  if (run.cache !== 'used' || (run.covered & kind) !== kind) run.save(kind);
-  // The capture bundle's cache is made from a capture that found its cursor (transcript.ts, codeCacheWorthy).
-  if (transcriptRun && transcriptRun.cache !== 'used' && (transcriptRun.exports as { codeCacheWorthy?: () => boolean }).codeCacheWorthy?.()) transcriptRun.save(1);
+// --home as parseHookArgs (args.ts) reads it: the last one wins, --aspects takes the next word.
+const argv = process.argv;
+let flag: string | undefined;
+for (let i = 3; i < argv.length; i++) {
+  const a = argv[i];
+  if (a === '--aspects') i++;
+  else if (a === '--home') flag = argv[++i];
+  else if (a.startsWith('--home=')) flag = a.slice(7);
 }
-// Everything the hook says went out through synchronous writes and nothing is pending: the
-// process ends here, without the teardown of a natural exit (freeing the heap page by page;
-// docs/adr/0018). process.exit(), not the process.reallyExit() it ends in: 'exit' listeners
-// (a preload of the user's, NODE_OPTIONS=--require ...) still run.
-if (ran) process.exit();
+// resolveHome(flag), whose path.resolve normalises one character at a time: skipped for a home
+// named by an absolute path that is already normal (what `baton install` writes).
+const named = flag || process.env.BATON_HOME;
+const home =
+  named && process.platform !== 'win32' && named.charCodeAt(0) === 47 && !named.includes('//') && !named.includes('/./') && !named.includes('/../') && !named.endsWith('/') && !named.endsWith('/.') && !named.endsWith('/..')
+    ? named
+    : resolveHome(flag);
+// What the bundle needs to run the capture bundle through that one's cache too.
+(globalThis as Record<symbol, unknown>)[HOOK_BOOT_SLOT] = { home, transcriptSha: BATON_TRANSCRIPT_SHA } satisfies HookBoot;
+const compiled = compileWithCodeCache(`${__dirname}/hook.cjs`, BATON_HOOK_SHA, home);
+const mod = { exports: {} as { afterBoot?: (c: CompiledBundle) => void }, filename: compiled.file, id: compiled.file, loaded: false };
+compiled.script.runInThisContext()(mod.exports, require, mod, compiled.file, __dirname);
+mod.loaded = true;
+mod.exports.afterBoot?.(compiled);

@@ -36,8 +36,9 @@ export interface CodeCache {
   covered: number;
 }
 
-// Every function of the reading side below is compiled afresh by every hook process (the loader
-// has no cache of its own): small helpers are written inline (docs/adr/0018).
+// The reading side below runs in every hook process from the loader, which has no cache of its
+// own: each function it calls is parsed and compiled lazily on every run (~0.1 M instructions a
+// function), so it is written as few straight-line functions, checks inline (docs/adr/0080).
 
 /** The cache folder of a home. */
 export const cacheDirOf = (home: string): string => `${home}/cache`;
@@ -51,58 +52,37 @@ export function cacheNameOf(bundleHash: string, size: number, mtimeMs: number, k
   return `${kind}-${bundleHash.slice(0, 16)}-${size}-${Math.floor(mtimeMs)}--${process.version}-${process.arch}${SUFFIX}`;
 }
 
-/** A folder or file we may trust: ours, not writable by group or others. */
-function trusted(st: { uid: number; mode: number }): boolean {
-  const uid = typeof process.getuid === 'function' ? process.getuid() : -1;
-  return (uid === -1 || st.uid === uid) && (st.mode & 0o022) === 0;
-}
-
 /** File type bits of st_mode (S_IFMT), a folder's (S_IFDIR) and a regular file's (S_IFREG). */
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
 const S_IFREG = 0o100000;
 
 /**
- * The cache folder, when it is a real folder of ours; never follows a symlink. Opened with
- * O_DIRECTORY|O_NOFOLLOW and fstat'd: the same two calls the hook makes anyway, where lstat
- * and its Stats helpers would be compiled for this check alone (docs/adr/0018).
+ * The cache, or undefined when there is none we may use: the folder and the file must be a
+ * real folder and a regular file (never through a symlink: O_NOFOLLOW, fstat'd), ours, not
+ * writable by group or others. The same two calls the hook makes anyway, where lstat and its
+ * Stats helpers would be compiled for this check alone (docs/adr/0018).
  */
-function cacheDirIfSafe(dir: string): boolean {
+export function readCodeCache(dir: string, name: string): CodeCache | undefined {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : -1;
   let fd: number | undefined;
   try {
     fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-    const st = fstatSync(fd);
-    return (st.mode & S_IFMT) === S_IFDIR && trusted(st);
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** Reads the whole of an open file. */
-function readAll(fd: number, size: number): Buffer {
-  const buf = Buffer.allocUnsafe(size);
-  let off = 0;
-  while (off < size) {
-    const n = readSync(fd, buf, off, size - off, off);
-    if (n <= 0) break;
-    off += n;
-  }
-  return off === size ? buf : Buffer.from(buf.buffer, buf.byteOffset, off);
-}
-
-/** The cache, or undefined when there is none we may use. */
-export function readCodeCache(dir: string, name: string): CodeCache | undefined {
-  if (!cacheDirIfSafe(dir)) return undefined;
-  let fd: number | undefined;
-  try {
+    const d = fstatSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    if ((d.mode & S_IFMT) !== S_IFDIR || (uid !== -1 && d.uid !== uid) || (d.mode & 0o022) !== 0) return undefined;
     fd = openSync(`${dir}/${name}`, constants.O_RDONLY | constants.O_NOFOLLOW);
     const st = fstatSync(fd);
     const size = st.size;
-    if ((st.mode & S_IFMT) !== S_IFREG || !trusted(st) || size <= HEADER_BYTES || size > MAX_CACHE_BYTES) return undefined;
-    const buf = readAll(fd, size);
-    if (buf.length !== size) return undefined;
+    if ((st.mode & S_IFMT) !== S_IFREG || (uid !== -1 && st.uid !== uid) || (st.mode & 0o022) !== 0 || size <= HEADER_BYTES || size > MAX_CACHE_BYTES) return undefined;
+    const buf = Buffer.allocUnsafe(size);
+    let off = 0;
+    while (off < size) {
+      const n = readSync(fd, buf, off, size - off, off);
+      if (n <= 0) return undefined;
+      off += n;
+    }
     for (let i = 0; i < MAGIC.length; i++) if (buf[i] !== MAGIC[i]) return undefined;
     // A DataView (V8's own code), not readUInt32LE (Node's JavaScript, compiled on first use).
     const view = new DataView(buf.buffer, buf.byteOffset, size);
@@ -113,6 +93,21 @@ export function readCodeCache(dir: string, name: string): CodeCache | undefined 
     return { data, covered: view.getUint32(MAGIC.length, true) };
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** A folder we may write a cache into: a real folder (not a symlink), ours, not writable by group or others. */
+function cacheDirIfSafe(dir: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    const st = fstatSync(fd);
+    const uid = typeof process.getuid === 'function' ? process.getuid() : -1;
+    return (st.mode & S_IFMT) === S_IFDIR && (uid === -1 || st.uid === uid) && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
@@ -171,6 +166,19 @@ export function writeCodeCache(dir: string, name: string, make: () => CodeCache)
   }
 }
 
+/** A bundle compiled through its code cache, not yet run: what deciding and writing its cache afterwards needs. */
+export interface CompiledBundle {
+  script: Script;
+  file: string;
+  /** The cache folder and the cache file's name in it. */
+  dir: string;
+  name: string;
+  /** How the cache served: used, absent, rejected (by V8). */
+  cache: 'used' | 'absent' | 'rejected';
+  /** The kinds the cache used covers (0 when none was used). */
+  covered: number;
+}
+
 export interface CachedRun<T> {
   /** What the bundle exported. */
   exports: T;
@@ -186,12 +194,12 @@ export interface CachedRun<T> {
 }
 
 /**
- * Compiles and runs the CommonJS file `file`, ASCII (as Node's loader would: exports, require, module,
- * __filename, __dirname) with the code cache of `home`, and returns its exports. `bundleHash`
- * is the file's build hash (the build writes it into the loader). `req` serves the file's own
- * require() calls (the hook bundle requires only node: built-ins).
+ * Compiles the CommonJS file `file`, ASCII, with the code cache of `home` (not run yet).
+ * `bundleHash` is the file's build hash (the build writes it into the loader). The reading side
+ * only: the hook's loader (boot.ts) compiles this and nothing of the writing side, which the
+ * bundle itself carries (saveCodeCache), inside its own cache (docs/adr/0080).
  */
-export function runWithCodeCache<T>(file: string, bundleHash: string, home: string, req: NodeJS.Require, kind = 'hook'): CachedRun<T> {
+export function compileWithCodeCache(file: string, bundleHash: string, home: string, kind = 'hook'): CompiledBundle {
   const fd = openSync(file, constants.O_RDONLY);
   let source: string;
   let size: number;
@@ -200,9 +208,16 @@ export function runWithCodeCache<T>(file: string, bundleHash: string, home: stri
     const st = fstatSync(fd);
     size = st.size;
     mtimeMs = st.mtimeMs;
+    const buf = Buffer.allocUnsafe(size);
+    let off = 0;
+    while (off < size) {
+      const n = readSync(fd, buf, off, size - off, off);
+      if (n <= 0) break;
+      off += n;
+    }
     // The bundle is ASCII (scripts/build.mjs refuses any other byte): latin1 reads it as UTF-8
     // would, without UTF-8's scan of 130 KB for multi-byte sequences (docs/adr/0018).
-    source = readAll(fd, size).toString('latin1');
+    source = buf.toString('latin1', 0, off);
   } finally {
     closeSync(fd);
   }
@@ -219,11 +234,33 @@ export function runWithCodeCache<T>(file: string, bundleHash: string, home: stri
     script = new Script(wrapped, { filename: file });
   }
   const cache = cachedData === undefined ? 'absent' : script.cachedDataRejected ? 'rejected' : 'used';
-  const mod = { exports: {} as T, filename: file, id: file, loaded: false };
-  script.runInThisContext()(mod.exports, req, mod, file, dirname(file));
+  return { script, file, dir, name, cache, covered: cache === 'used' && cached ? cached.covered : 0 };
+}
+
+/**
+ * Runs a compiled bundle as Node's loader would (exports, require, module, __filename,
+ * __dirname) and returns its exports. `req` serves the file's own require() calls.
+ */
+export function runCompiled<T>(c: CompiledBundle, req: NodeJS.Require): T {
+  const mod = { exports: {} as T, filename: c.file, id: c.file, loaded: false };
+  c.script.runInThisContext()(mod.exports, req, mod, c.file, dirname(c.file));
   mod.loaded = true;
-  const covered = cache === 'used' && cached ? cached.covered : 0;
-  const save = (kind: number): boolean =>
-    (covered & kind) === kind && cache === 'used' ? false : writeCodeCache(dir, name, () => ({ data: script.createCachedData(), covered: covered | kind }));
-  return { exports: mod.exports, cache, covered, save };
+  return mod.exports;
+}
+
+/** Writes the cache of a compiled bundle after an event of kind bit `kind` when none was used or the one used lacks that kind. */
+export function saveCodeCache(c: CompiledBundle, kind: number): boolean {
+  if ((c.covered & kind) === kind && c.cache === 'used') return false;
+  return writeCodeCache(c.dir, c.name, () => ({ data: c.script.createCachedData(), covered: c.covered | kind }));
+}
+
+/**
+ * Compiles and runs the CommonJS file `file` through the code cache of `home` and returns its
+ * exports, with the cache's state and its saver (the lean read commands' loader, the capture
+ * bundle inside the hook).
+ */
+export function runWithCodeCache<T>(file: string, bundleHash: string, home: string, req: NodeJS.Require, kind = 'hook'): CachedRun<T> {
+  const c = compileWithCodeCache(file, bundleHash, home, kind);
+  const exports = runCompiled<T>(c, req);
+  return { exports, cache: c.cache, covered: c.covered, save: (k: number): boolean => saveCodeCache(c, k) };
 }
