@@ -1,8 +1,8 @@
 // The hook's loader (dist/hook-boot.cjs; bin/baton.cjs requires it for `baton hook ...`): runs
 // dist/hook.cjs through V8's code cache kept in the store's home (codecache.ts,
 // docs/adr/0006). This file has no cache of its own: every hook process parses it and compiles
-// each function it calls, so it is straight-line code that calls two functions, and only the
-// reading side is here (docs/adr/0080). The bundle decides and writes its cache itself after
+// each function it calls, so it is straight-line code calling as few functions as it can, and
+// only the reading side is here (docs/adr/0080). The bundle decides and writes its cache itself after
 // the event (entry.ts, afterBoot): only after an event that reached the store, so a refused
 // payload or a BATON_VERIFY=1 run leaves the disk as it was. Anything wrong with the cache
 // means a plain compile; an error of the hook itself surfaces exactly as with require().
@@ -24,7 +24,8 @@ for (let i = 3; i < argv.length; i++) {
   else if (a.startsWith('--home=')) flag = a.slice(7);
 }
 // resolveHome(flag), whose path.resolve normalises one character at a time: skipped for a home
-// named by an absolute path that is already normal (what `baton install` writes).
+// named by an absolute path that is already normal (what `baton install` writes; the test is
+// core/path.ts's, inline here: in that file's join a function of its own cost ~30 calls a prompt).
 const named = flag || process.env.BATON_HOME;
 const home =
   named && process.platform !== 'win32' && named.charCodeAt(0) === 47 && !named.includes('//') && !named.includes('/./') && !named.includes('/../') && !named.endsWith('/') && !named.endsWith('/.') && !named.endsWith('/..')
