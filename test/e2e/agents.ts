@@ -45,10 +45,37 @@ export interface User {
 
 const roots: string[] = [];
 
-/** Removes every temporary user made so far (kept when E2E_KEEP=1, for a look after a failure). */
+/** Whether a process other than this one names `root` on its command line (Linux's /proc; elsewhere: no). */
+function processUnder(root: string): boolean {
+  let pids: string[];
+  try {
+    pids = fs.readdirSync('/proc');
+  } catch {
+    return false;
+  }
+  for (const pid of pids) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(root)) return true;
+    } catch {}
+  }
+  return false;
+}
+
+/**
+ * Removes every temporary user made so far (kept when E2E_KEEP=1, for a look after a failure).
+ * A detached capture an end event started (Copilot's, docs/adr/0070) may still be writing into a
+ * user's store, its `--home` naming it: each folder is removed once no process names it (45 s at
+ * most), so nothing is left behind and the removal does not race a write (ENOTEMPTY).
+ */
 export function removeUsers(): void {
   if (process.env.E2E_KEEP === '1') return;
-  for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true });
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  for (const r of roots.splice(0)) {
+    const until = Date.now() + 45_000;
+    while (processUnder(r) && Date.now() < until) Atomics.wait(cell, 0, 0, 100);
+    fs.rmSync(r, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  }
 }
 
 export function newUser(): User {
