@@ -45,8 +45,7 @@ const KIND_BITS: Record<string, number> = { start: 1, prompt: 2, 'pre-compact': 
 export function afterBoot(bundle: CompiledBundle): void {
   if (ran.stored && process.env.BATON_VERIFY !== '1') {
     const kind = (ran.kind !== undefined && Object.hasOwn(KIND_BITS, ran.kind) && KIND_BITS[ran.kind]) || 0;
-    // saveCodeCache decides the same; asked here first, it is not even compiled when the cache serves.
-    if (bundle.cache !== 'used' || (bundle.covered & kind) !== kind) saveCodeCache(bundle, kind);
+    saveCodeCache(bundle, kind); // writes only when no cache served or it lacks this kind
     if (captureRun && captureRun.cache !== 'used' && captureRun.exports.codeCacheWorthy?.()) captureRun.save(1);
   }
   process.exit();
