@@ -91,15 +91,12 @@ export function textRowid(num: number, seq: number): number {
 }
 
 /** The parameters of UPSERT_SQL for one session. */
-export function rowParams(num: number, row: SessionRow, stat: LogStat): Record<string, string | number | null> {
+/** UPDATE_SQL's parameters: every column but the session's identity (id, cwd, git_root, created_at). */
+function updateParams(num: number, row: SessionRow, stat: LogStat): Record<string, string | number | null> {
   return {
     num,
-    id: row.id,
     title: row.title,
     title_seq: row.title_seq,
-    cwd: row.cwd,
-    git_root: row.git_root,
-    created_at: row.created_at,
     last_touched_at: row.last_touched_at,
     events: row.events,
     last_seq: row.last_seq,
@@ -116,6 +113,16 @@ export function rowParams(num: number, row: SessionRow, stat: LogStat): Record<s
     log_ctime: stat.ctime,
     log_ino: stat.ino,
   };
+}
+
+/** Every column of a sessions row. */
+export function rowParams(num: number, row: SessionRow, stat: LogStat): Record<string, string | number | null> {
+  const p = updateParams(num, row, stat);
+  p.id = row.id;
+  p.cwd = row.cwd;
+  p.git_root = row.git_root;
+  p.created_at = row.created_at;
+  return p;
 }
 
 export class IndexWriter {
@@ -173,28 +180,9 @@ export class IndexWriter {
 
   /** The row of an indexed session extended by its new lines (see UPDATE_SQL). */
   extend(num: number, row: SessionRow, stat: LogStat): void {
-    // UPDATE_SQL's parameters, made as such (deleting the others from rowParams' object turned
-    // it into a dictionary, ~9 k instructions a delete on every session a read catches up).
-    this.updateStmt.run({
-      num,
-      title: row.title,
-      title_seq: row.title_seq,
-      last_touched_at: row.last_touched_at,
-      events: row.events,
-      last_seq: row.last_seq,
-      last_h: row.last_h,
-      archived: row.archived ? 1 : 0,
-      lease_until: row.lease_until,
-      pointer_status: row.pointer_status,
-      open_episodes: JSON.stringify(row.open_episodes),
-      redactions: JSON.stringify(row.redactions),
-      corrupt: row.corrupt ? JSON.stringify(row.corrupt) : null,
-      log_offset: row.log_offset,
-      line_start: row.line_start,
-      log_size: stat.size,
-      log_ctime: stat.ctime,
-      log_ino: stat.ino,
-    });
+    // Only UPDATE_SQL's parameters (deleting the others from rowParams' object made it a
+    // dictionary: ~9 k instructions a delete on every session a read catches up).
+    this.updateStmt.run(updateParams(num, row, stat));
   }
 
   private deferred: [number, string, string, string, string][] = [];
