@@ -649,6 +649,33 @@ function scan(i: number, text: string, hay: string, from: number, until: number,
   return hay.length;
 }
 
+/**
+ * Characters from the most common in prose and code to the least (a rough order: only which of
+ * a lead's characters is rarest matters). A character not listed counts as the rarest.
+ */
+const COMMON = ' etaoinsrhldcu.mfpgwyb/,-_vk"=:0123456789xjqzTSAIECNROLPDMHBFUGWYVKXJQZ';
+
+/** Per rule, the character of its lead a text is checked for before the lead (the rarest, by COMMON), lower case for `i` rules. */
+let keyChars: string[] | null = null;
+
+function leadKeys(): string[] {
+  if (keyChars) return keyChars;
+  keyChars = RULES.map((r) => {
+    let key = r.lead[0];
+    let rank = -1;
+    for (const c of r.lead) {
+      const at = COMMON.indexOf(c);
+      const k = at < 0 ? COMMON.length : at;
+      if (k > rank) {
+        rank = k;
+        key = c;
+      }
+    }
+    return key;
+  });
+  return keyChars;
+}
+
 /** Adds the secret spans (start, end pairs) every rule finds in the text (the i rules read it lower-cased). */
 function collect(text: string, spans: number[]): void {
   let lower: string | undefined;
@@ -663,16 +690,35 @@ function collect(text: string, spans: number[]): void {
   }
   charsSeen += text.length;
   const pairs = text.length > (charsSeen <= COLD_CHARS ? PAIRS_FROM_CHARS_COLD : PAIRS_FROM_CHARS) ? chunkPairsOf(text) : null;
+  if (!pairs) {
+    // Each rule's lead looked up whole (a native search of the text), after its rarest
+    // character: a text without that character (asked once per text) cannot hold the lead.
+    // Most texts lack most of them (digits, capitals, punctuation of token prefixes), so most
+    // rules cost no search of the text: ~114 searches a text before (docs/adr/0081).
+    const keys = leadKeys();
+    const inText = new Map<string, boolean>();
+    const inLower = new Map<string, boolean>();
+    for (let i = 0; i < RULES.length; i++) {
+      const rule = RULES[i];
+      const ci = rule.flags === 'i';
+      const hay = ci ? (lower ??= lowerSameLength(text)) : text;
+      const seen = ci ? inLower : inText;
+      const key = keys[i];
+      let has = seen.get(key);
+      if (has === undefined) {
+        has = hay.includes(key);
+        seen.set(key, has);
+      }
+      if (!has) continue;
+      if (rule.assign ? assignedAfter(hay, rule.lead) : hay.includes(rule.lead)) scan(i, text, hay, 0, hay.length, spans, { from: -1, at: -1 }, newAhead());
+    }
+    return;
+  }
   for (let i = 0; i < RULES.length; i++) {
     const rule = RULES[i];
     const ci = rule.flags === 'i';
     const ends: EndCache = { from: -1, at: -1 };
     const ahead = newAhead();
-    if (!pairs) {
-      const hay = ci ? (lower ??= lowerSameLength(text)) : text;
-      if (rule.assign ? assignedAfter(hay, rule.lead) : hay.includes(rule.lead)) scan(i, text, hay, 0, hay.length, spans, ends, ahead);
-      continue;
-    }
     let next = 0;
     for (let k = 0; k < pairs.length; k++) {
       const until = (k + 1) * CHUNK_CHARS;
