@@ -81,6 +81,28 @@ test('a short text finds what a long one finds, whatever character comes before 
   assert.equal(redactDefault('claude-mx6ghh6a-4646').count, 0);
 });
 
+test('a short text finds what a long one finds wherever its window cuts a sample, in any case', () => {
+  // rulesIn looks each position's pair of characters up (and single-character leads alone): a lead
+  // cut at the text's end, starting it, or in upper case for an i rule must be found (or not) as the
+  // long path's per-rule search finds it.
+  const pad = ' '.repeat(200);
+  let checked = 0;
+  for (const s of SAMPLES) {
+    for (const text of [s.text, s.text.toUpperCase(), s.text.toLowerCase()]) {
+      for (let k = 0; k < text.length; k += 5) {
+        for (const len of [3, 17, 60, 128]) {
+          const window = text.slice(k, k + len);
+          const short = redactDefault(window);
+          const long = redactDefault(window + pad);
+          assert.equal(short.text + pad, long.text, `${s.id} at ${k}+${len}: ${JSON.stringify(window)}`);
+          checked++;
+        }
+      }
+    }
+  }
+  assert.ok(checked > 5000, `checked ${checked}`);
+});
+
 test('near-misses are left alone: prose, code, git shas, hashes, uuids, placeholders', () => {
   for (const t of NEAR_MISSES) {
     const r = redactDefault(t);

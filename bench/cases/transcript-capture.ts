@@ -23,18 +23,20 @@ const VERSION = '2.1.328';
 
 /** Lines of Claude Code turns, appended to the transcript: about DELTA_BYTES and ~10 items each call. */
 export class TurnWriter {
+  /** `uuid` makes the lines' uuids (bench/callgrind-capture.ts passes a seeded one, for the same bytes on every count). */
+  constructor(private readonly uuid: () => string = randomUUID) {}
   private rng = prng(0xc4e7);
   private parent: string | null = null;
   private t = Date.UTC(2026, 11, 1, 9);
   private msg = 0;
 
   private envelope(type: 'user' | 'assistant', message: unknown, extra: Record<string, unknown> = {}): { line: string; uuid: string } {
-    const uuid = randomUUID();
+    const uuid = this.uuid();
     this.t += randInt(this.rng, 200, 4000);
     const o = {
       parentUuid: this.parent,
       isSidechain: false,
-      ...(type === 'user' ? { promptId: randomUUID() } : {}),
+      ...(type === 'user' ? { promptId: this.uuid() } : {}),
       type,
       message,
       uuid,
@@ -58,7 +60,7 @@ export class TurnWriter {
   }
 
   private meta(): string {
-    const o = { parentUuid: this.parent, isSidechain: false, type: 'system', subtype: 'stop_hook_summary', hookCount: 1, hookInfos: [{ command: 'baton hook claude', durationMs: randInt(this.rng, 40, 200) }], hookErrors: [], preventedContinuation: false, stopReason: '', hasOutput: false, level: 'suggestion', timestamp: new Date(this.t).toISOString(), uuid: randomUUID(), sessionId: AGENT_SESSION, cwd: CWD, version: VERSION };
+    const o = { parentUuid: this.parent, isSidechain: false, type: 'system', subtype: 'stop_hook_summary', hookCount: 1, hookInfos: [{ command: 'baton hook claude', durationMs: randInt(this.rng, 40, 200) }], hookErrors: [], preventedContinuation: false, stopReason: '', hasOutput: false, level: 'suggestion', timestamp: new Date(this.t).toISOString(), uuid: this.uuid(), sessionId: AGENT_SESSION, cwd: CWD, version: VERSION };
     return `${JSON.stringify(o)}\n${JSON.stringify({ type: 'last-prompt', lastPrompt: 'continue', leafUuid: this.parent, sessionId: AGENT_SESSION })}\n`;
   }
 

@@ -455,24 +455,37 @@ const PAIRS_FROM_CHARS_COLD = 2 * 32 * 1024;
 const COLD_CHARS = 256 * 1024;
 let charsSeen = 0;
 
-/** Rule indexes by the first character of their lead (ASCII; both cases for `i` rules), built on first use. */
-let byFirst: (number[] | undefined)[] | null = null;
+/**
+ * Rule indexes by the first two characters of their lead (ASCII; every case for `i` rules), at
+ * (first << 7) | second, and by the first alone for one-character leads; built on first use.
+ */
+let byPair: Map<number, number[]> | null = null;
+let bySingle: (number[] | undefined)[] = [];
 
-function leadsByFirst(): (number[] | undefined)[] {
-  if (byFirst) return byFirst;
-  const table: (number[] | undefined)[] = new Array(128).fill(undefined);
-  const add = (c: number, i: number): void => {
-    const list = table[c] ?? [];
-    if (!list.includes(i)) list.push(i);
-    table[c] = list;
-  };
+function leadsByPair(): Map<number, number[]> {
+  if (byPair) return byPair;
+  // A Map, not a 16,384-slot array: filling that cost the prompt hook (one short text) more than it saved.
+  const pairs = new Map<number, number[]>();
+  const single: (number[] | undefined)[] = new Array(128).fill(undefined);
+  const cases = (c: number, ci: boolean): number[] => (ci && c >= 97 && c <= 122 ? [c, c - 32] : [c]);
   RULES.forEach((r, i) => {
-    const c = r.lead.charCodeAt(0);
-    add(c, i);
-    if (r.flags === 'i' && c >= 97 && c <= 122) add(c - 32, i);
+    const ci = r.flags === 'i';
+    for (const a of cases(r.lead.charCodeAt(0), ci)) {
+      if (r.lead.length === 1) {
+        const list = (single[a] ??= []);
+        if (!list.includes(i)) list.push(i);
+        continue;
+      }
+      for (const b of cases(r.lead.charCodeAt(1), ci)) {
+        const list = pairs.get((a << 7) | b);
+        if (!list) pairs.set((a << 7) | b, [i]);
+        else if (!list.includes(i)) list.push(i);
+      }
+    }
   });
-  byFirst = table;
-  return table;
+  byPair = pairs;
+  bySingle = single;
+  return pairs;
 }
 
 /** Whether `lead` occurs at `at` (ignoring ASCII case when `ci`: the lead is lower case). */
@@ -488,26 +501,42 @@ function leadAt(text: string, at: number, lead: string, ci: boolean): boolean {
 
 /**
  * The rules whose lead occurs in a short text, in table order: one pass over its characters,
- * a table look-up each (most strings of a payload — ids, hashes, short notes — meet no lead).
+ * a look-up of each pair of characters (most strings of a payload — ids, hashes, short notes —
+ * meet no lead, and a pair starts few). Keyed by one character, nearly every letter started a
+ * list of several rules, each tried at each position: on a capture's short strings that made
+ * this loop hot enough for V8 to optimise it, ~25 M instructions of a hook (docs/adr/0081).
  */
 function rulesIn(text: string): number[] {
-  const table = leadsByFirst();
+  const pairs = leadsByPair();
+  const single = bySingle;
   let found: Uint8Array | null = null;
-  for (let at = 0; at < text.length; at++) {
-    const c = text.charCodeAt(at);
-    const list = c < 128 ? table[c] : undefined;
-    if (list === undefined) continue;
-    for (let j = 0; j < list.length; j++) {
-      const i = list[j];
-      if (found?.[i]) continue;
-      const r = RULES[i];
-      if (!leadAt(text, at, r.lead, r.flags === 'i') || (at > 0 && r.notAfter?.(text.charCodeAt(at - 1)))) continue;
-      (found ??= new Uint8Array(RULES.length))[i] = 1;
+  const n = text.length;
+  let c = n > 0 ? text.charCodeAt(0) : 128;
+  for (let at = 0; at < n; at++) {
+    const d = at + 1 < n ? text.charCodeAt(at + 1) : 128;
+    if (c < 128) {
+      const one = single[c];
+      if (one !== undefined) found = leadsAt(text, at, one, found);
+      const two = d < 128 ? pairs.get((c << 7) | d) : undefined;
+      if (two !== undefined) found = leadsAt(text, at, two, found);
     }
+    c = d;
   }
   const out: number[] = [];
   if (found) for (let i = 0; i < found.length; i++) if (found[i]) out.push(i);
   return out;
+}
+
+/** Marks in `found` the rules of `list` whose lead occurs at `at` (and is not ruled out by the character before). */
+function leadsAt(text: string, at: number, list: number[], found: Uint8Array | null): Uint8Array | null {
+  for (let j = 0; j < list.length; j++) {
+    const i = list[j];
+    if (found?.[i]) continue;
+    const r = RULES[i];
+    if (!leadAt(text, at, r.lead, r.flags === 'i') || (at > 0 && r.notAfter?.(text.charCodeAt(at - 1)))) continue;
+    (found ??= new Uint8Array(RULES.length))[i] = 1;
+  }
+  return found;
 }
 
 /** A longer text is read in chunks of this size; each rule scans only the chunks that may hold its lead. */
@@ -620,6 +649,33 @@ function scan(i: number, text: string, hay: string, from: number, until: number,
   return hay.length;
 }
 
+/**
+ * Characters from the most common in prose and code to the least (a rough order: only which of
+ * a lead's characters is rarest matters). A character not listed counts as the rarest.
+ */
+const COMMON = ' etaoinsrhldcu.mfpgwyb/,-_vk"=:0123456789xjqzTSAIECNROLPDMHBFUGWYVKXJQZ';
+
+/** Per rule, the character of its lead a text is checked for before the lead (the rarest, by COMMON), lower case for `i` rules. */
+let keyChars: string[] | null = null;
+
+function leadKeys(): string[] {
+  if (keyChars) return keyChars;
+  keyChars = RULES.map((r) => {
+    let key = r.lead[0];
+    let rank = -1;
+    for (const c of r.lead) {
+      const at = COMMON.indexOf(c);
+      const k = at < 0 ? COMMON.length : at;
+      if (k > rank) {
+        rank = k;
+        key = c;
+      }
+    }
+    return key;
+  });
+  return keyChars;
+}
+
 /** Adds the secret spans (start, end pairs) every rule finds in the text (the i rules read it lower-cased). */
 function collect(text: string, spans: number[]): void {
   let lower: string | undefined;
@@ -634,16 +690,35 @@ function collect(text: string, spans: number[]): void {
   }
   charsSeen += text.length;
   const pairs = text.length > (charsSeen <= COLD_CHARS ? PAIRS_FROM_CHARS_COLD : PAIRS_FROM_CHARS) ? chunkPairsOf(text) : null;
+  if (!pairs) {
+    // Each rule's lead looked up whole (a native search of the text), after its rarest
+    // character: a text without that character (asked once per text) cannot hold the lead.
+    // Most texts lack most of them (digits, capitals, punctuation of token prefixes), so most
+    // rules cost no search of the text: ~114 searches a text before (docs/adr/0081).
+    const keys = leadKeys();
+    const inText = new Map<string, boolean>();
+    const inLower = new Map<string, boolean>();
+    for (let i = 0; i < RULES.length; i++) {
+      const rule = RULES[i];
+      const ci = rule.flags === 'i';
+      const hay = ci ? (lower ??= lowerSameLength(text)) : text;
+      const seen = ci ? inLower : inText;
+      const key = keys[i];
+      let has = seen.get(key);
+      if (has === undefined) {
+        has = hay.includes(key);
+        seen.set(key, has);
+      }
+      if (!has) continue;
+      if (rule.assign ? assignedAfter(hay, rule.lead) : hay.includes(rule.lead)) scan(i, text, hay, 0, hay.length, spans, { from: -1, at: -1 }, newAhead());
+    }
+    return;
+  }
   for (let i = 0; i < RULES.length; i++) {
     const rule = RULES[i];
     const ci = rule.flags === 'i';
     const ends: EndCache = { from: -1, at: -1 };
     const ahead = newAhead();
-    if (!pairs) {
-      const hay = ci ? (lower ??= lowerSameLength(text)) : text;
-      if (rule.assign ? assignedAfter(hay, rule.lead) : hay.includes(rule.lead)) scan(i, text, hay, 0, hay.length, spans, ends, ahead);
-      continue;
-    }
     let next = 0;
     for (let k = 0; k < pairs.length; k++) {
       const until = (k + 1) * CHUNK_CHARS;
