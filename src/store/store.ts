@@ -13,10 +13,11 @@ import { type SessionView, type Workspace, emptyView, foldEvent } from '../core/
 import { type Clock, isoMillis, systemClock } from '../core/time.ts';
 import { noteSessionChanged } from './feed.ts';
 import { DIR_MODE, ensureDir, refuseLink, sweepStaleTemps, writeInPlace } from './fsutil.ts';
+import { dropFd } from './heldfd.ts';
 import { claimHome } from './home.ts';
 import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, heldByGoneServer, isValid, readLock, removeLock, replaceLock } from './lease.ts';
 import { LOG_FILE, type ScanResult, type TailState, appendLocked, appendVerifiedLines, forkAside, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
-import { withMutex } from './mutex.ts';
+import { HOST_TAG, pidAlive, withMutex } from './mutex.ts';
 import { checkOwnership } from './replica.ts';
 import { type Manifest, manifestFromView, patchManifestAfterAppend, writeContextMd, writeManifest } from './projections.ts';
 
@@ -67,6 +68,9 @@ export interface StoreOptions {
 }
 
 export const DEFAULT_ALLOWED = [...SURFACE_KINDS];
+
+/** The name prefix of a staged session's hidden folder in `sessions/` (stageSession). */
+export const STAGE_PREFIX = '.new.';
 
 /** RFC 3339 timestamps have four-digit years: no lease may end later. */
 const LAST_INSTANT = Date.UTC(10000, 0, 1);
@@ -270,6 +274,94 @@ export class FsStore {
     return this.appendUnderMutex(id, [this.createdEvent(opts), ...inputs], opts.writer, { isCreate: true, sidecar: o.sidecar });
   }
 
+  /**
+   * A hidden folder `sessions/.new.<host tag>.<pid>.<random>` in which a whole new session is
+   * laid out (its log, projections and cursors) before `publishStaged` renames it into place
+   * (history import: no `.mutex` made and unlinked for a session nobody else can see yet).
+   * No reader takes a dot-folder for a session; a killed writer's is removed by `sweepStaged`.
+   */
+  stageSession(id: string): string {
+    checkSessionId(id);
+    this.ensureRoot();
+    refuseLink(this.sessionsDir);
+    const stage = join(this.sessionsDir, `${STAGE_PREFIX}${HOST_TAG}.${process.pid}.${Math.floor(this.random() * 36 ** 6).toString(36)}`);
+    fs.mkdirSync(stage, { mode: DIR_MODE });
+    fs.chmodSync(stage, DIR_MODE);
+    return stage;
+  }
+
+  /**
+   * session.created and `inputs` as the first append of a staged session's log (one write, one
+   * fsync; redacted and chained as any append; no `.verified`, as `ensureWithUnderMutex` with
+   * `sidecar: false`). No mutex: the folder is this process's own until it is published.
+   */
+  createStaged(stage: string, id: string, opts: Omit<CreateOptions, 'id' | 'leaseMs'>, inputs: EventInput[]): StoredEvent[] {
+    const all = [this.createdEvent(opts), ...inputs];
+    for (const e of all) checkEventType(e.type);
+    const redacted = all.map((e) => (e.preRedacted ? e : { ...e, payload: redactValue(e.payload) }));
+    try {
+      return appendLocked(stage, id, redacted, isoMillis(this.now()), {
+        sidecar: false,
+        check: (tail) => {
+          if (tail.lastSeq !== 0) fail('WS004', `session ${id} already has a log in ${stage}`, { session: id });
+        },
+      });
+    } finally {
+      dropFd(join(stage, LOG_FILE));
+    }
+  }
+
+  /**
+   * manifest.json of a session whose whole log is `events` (from seq 1: a create), folded in
+   * memory and written in place into `dir` (a new file: no temp file and rename; a torn one
+   * does not parse and is rebuilt by its reader).
+   */
+  writeCreatedManifest(dir: string, id: string, events: StoredEvent[], state?: LifecycleState): void {
+    const v = emptyView(id);
+    for (const e of events) foldEvent(v, e);
+    writeInPlace(join(dir, 'manifest.json'), `${JSON.stringify(manifestFromView(v, state ?? (v.archived ? 'archived' : 'suspended')), null, 2)}\n`);
+  }
+
+  /**
+   * Makes a staged session visible: one rename of its folder to `sessions/<id>`. rename(2)
+   * refuses a target that is a non-empty folder (ENOTEMPTY/EEXIST) or not a folder (ENOTDIR):
+   * whoever made the session meanwhile — or merely holds its mutex, whose `.mutex` lives in that
+   * folder — wins, the staged folder is removed and false says so (the caller appends as usual).
+   * An empty folder is replaced: nobody holds its mutex and it holds no log, and every writer
+   * names its files by path, so one that made it finds this session there (docs/adr/0082).
+   */
+  publishStaged(stage: string, id: string): boolean {
+    try {
+      fs.renameSync(stage, this.dir(id));
+    } catch (e) {
+      fs.rmSync(stage, { recursive: true, force: true });
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'EPERM' || code === 'EACCES') return false;
+      throw e;
+    }
+    noteSessionChanged(this.home, id);
+    return true;
+  }
+
+  /** Removes the staged folders (stageSession) that writers on this host left when they were killed (one read of `sessions/`). */
+  sweepStaged(): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.sessionsDir);
+    } catch {
+      return;
+    }
+    const mine = `${STAGE_PREFIX}${HOST_TAG}.`;
+    for (const n of names) {
+      if (!n.startsWith(mine)) continue;
+      const pid = Number(n.slice(mine.length).split('.')[0]);
+      if (!(pid > 0) || pid === process.pid || pidAlive(pid)) continue;
+      try {
+        fs.rmSync(join(this.sessionsDir, n), { recursive: true, force: true });
+      } catch {}
+    }
+  }
+
   /** Runs fn under the session mutex (pointer CAS, lease operations). */
   locked<T>(id: string, fn: () => T): T {
     return withMutex(this.writeDir(id), fn);
@@ -454,9 +546,7 @@ export class FsStore {
     this.manifestAt.delete(id);
     noteSessionChanged(this.home, id);
     try {
-      const v = emptyView(id);
-      for (const e of events) foldEvent(v, e);
-      writeInPlace(join(this.dir(id), 'manifest.json'), `${JSON.stringify(manifestFromView(v, this.lifecycle(id, v.archived)), null, 2)}\n`);
+      this.writeCreatedManifest(this.dir(id), id, events, this.lifecycle(id, events.some((e) => e.type === 'session.archived')));
     } catch {
       // A projection: the next reader rebuilds it.
     }

@@ -442,6 +442,8 @@ export function importHistory(store: FsStore, opts: HistoryOptions): ImportResul
       }
       work.push({ reader, stats, todo });
     }
+    // Staged sessions (ADR 0082) of importers killed on this host.
+    if (!opts.dryRun) store.sweepStaged();
     const progress: ImportProgress = { agent: '', sessions_done: 0, sessions_total: 0, bytes_done: 0, bytes_total: 0 };
     for (const w of work) {
       progress.sessions_total += w.todo.length;
@@ -745,13 +747,10 @@ function importFresh(
   const writer = importWriter(reader.agent);
   const { inputs, items, keys } = withEpisodes(reader.agent, c, files, writer);
   const id = c.agentSession;
-  store.prepareSession(id);
-  const dir = store.writeDir(id);
-  const tdir = join(dir, TRANSCRIPTS_DIR);
-  ensureDir(tdir);
-  const events = store.locked(id, (): StoredEvent[] | null => {
-    const all = store.ensureWithUnderMutex(id, createWith(files[0].cursor.state.meta), inputs, { sidecar: false });
-    if (!all) return null;
+  const createOpts = createWith(files[0].cursor.state.meta);
+  // Projections, as the capture engine keeps them (a lost one is rebuilt from the log).
+  const projections = (dir: string, all: StoredEvent[]): void => {
+    const tdir = join(dir, TRANSCRIPTS_DIR);
     const logBytes = fs.statSync(join(dir, LOG_FILE)).size;
     const lines: string[] = [];
     for (const e of all) {
@@ -759,18 +758,43 @@ function importFresh(
       const item = e.payload as unknown as TranscriptItem;
       lines.push(`${keys.get(item) ?? `${itemKey(item)} ${itemDigest(item)}`} ${e.seq}\n`);
     }
-    // Projections, as the capture engine keeps them (a lost one is rebuilt from the log).
     appendDurable(join(tdir, INDEX_FILE), `${lines.join('')}@ ${logBytes}\n`, false);
     try {
       writeNew(join(tdir, RECENT_FILE), `${JSON.stringify(foldRecent(emptyRecent(), all))}\n`);
     } catch {}
-    return all;
-  });
-  if (!events) return false;
-  // The manifest from these events (the whole log); context.md is left to its next reader.
-  store.afterCreate(id, events);
-  const sessionDir = store.dir(id);
-  for (const f of files) writeNew(cursorPath(sessionDir, reader.agent, id, f.ref.path), cursorText(f.cursor));
+  };
+  if (!fs.lstatSync(store.dir(id), { throwIfNoEntry: false })) {
+    // No folder yet: the whole session is laid out in a hidden folder, the log fsync'd before
+    // the cursors, then one rename makes it visible (no mutex: nobody else can see it; a
+    // session made meanwhile wins the rename and the capture engine takes this one, ADR 0082).
+    const stage = store.stageSession(id);
+    try {
+      ensureDir(join(stage, TRANSCRIPTS_DIR));
+      const all = store.createStaged(stage, id, createOpts, inputs);
+      projections(stage, all);
+      // The manifest from these events (the whole log); context.md is left to its next reader.
+      store.writeCreatedManifest(stage, id, all);
+      for (const f of files) writeNew(cursorPath(stage, reader.agent, id, f.ref.path), cursorText(f.cursor));
+    } catch (e) {
+      fs.rmSync(stage, { recursive: true, force: true });
+      throw e;
+    }
+    if (!store.publishStaged(stage, id)) return false;
+  } else {
+    // The folder is there (a stub's cursor, a crash between mkdir and the first append): in place, under the mutex.
+    store.prepareSession(id);
+    const dir = store.writeDir(id);
+    ensureDir(join(dir, TRANSCRIPTS_DIR));
+    const events = store.locked(id, (): StoredEvent[] | null => {
+      const all = store.ensureWithUnderMutex(id, createOpts, inputs, { sidecar: false });
+      if (all) projections(dir, all);
+      return all;
+    });
+    if (!events) return false;
+    store.afterCreate(id, events);
+    const sessionDir = store.dir(id);
+    for (const f of files) writeNew(cursorPath(sessionDir, reader.agent, id, f.ref.path), cursorText(f.cursor));
+  }
   let read = 0;
   for (const f of files) {
     read += f.bytes;
