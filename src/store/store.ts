@@ -312,17 +312,6 @@ export class FsStore {
   }
 
   /**
-   * manifest.json of a session whose whole log is `events` (from seq 1: a create), folded in
-   * memory and written in place into `dir` (a new file: no temp file and rename; a torn one
-   * does not parse and is rebuilt by its reader).
-   */
-  writeCreatedManifest(dir: string, id: string, events: StoredEvent[], state?: LifecycleState): void {
-    const v = emptyView(id);
-    for (const e of events) foldEvent(v, e);
-    writeInPlace(join(dir, 'manifest.json'), `${JSON.stringify(manifestFromView(v, state ?? (v.archived ? 'archived' : 'suspended')), null, 2)}\n`);
-  }
-
-  /**
    * Makes a staged session visible: one rename of its folder to `sessions/<id>`. rename(2)
    * refuses a target that is a non-empty folder (ENOTEMPTY/EEXIST) or not a folder (ENOTDIR):
    * whoever made the session meanwhile — or merely holds its mutex, whose `.mutex` lives in that
@@ -535,9 +524,10 @@ export class FsStore {
    * from seq 1): manifest.json folded from those events in memory, not from a re-read of the
    * log, and written in place (a new file: no temp file and rename; a torn one is rebuilt by
    * its reader). context.md is left to its next reader (WS202), as on the hook path. Anything
-   * else goes to afterAppend's full rebuild.
+   * else goes to afterAppend's full rebuild. `manifest: false` leaves the manifest to its next
+   * reader too (history import: docs/adr/0082).
    */
-  afterCreate(id: string, events: StoredEvent[]): void {
+  afterCreate(id: string, events: StoredEvent[], o: { manifest?: boolean } = {}): void {
     if (events.length === 0 || events[0].seq !== 1 || events[0].type !== 'session.created' || events.some((e) => e.type.startsWith('lock.'))) {
       this.afterAppend(id, events, true);
       return;
@@ -545,8 +535,11 @@ export class FsStore {
     this.lastBatch.delete(id);
     this.manifestAt.delete(id);
     noteSessionChanged(this.home, id);
+    if (o.manifest === false) return;
     try {
-      this.writeCreatedManifest(this.dir(id), id, events, this.lifecycle(id, events.some((e) => e.type === 'session.archived')));
+      const v = emptyView(id);
+      for (const e of events) foldEvent(v, e);
+      writeInPlace(join(this.dir(id), 'manifest.json'), `${JSON.stringify(manifestFromView(v, this.lifecycle(id, v.archived)), null, 2)}\n`);
     } catch {
       // A projection: the next reader rebuilds it.
     }

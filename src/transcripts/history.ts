@@ -318,6 +318,9 @@ function cwdOf(store: FsStore, c: Candidate, reader: TranscriptReader): string |
       const cwd = m ? (JSON.parse(m.toString('utf8')) as { workspace?: { cwd?: string } }).workspace?.cwd : undefined;
       if (cwd) return cwd;
     } catch {}
+    // No manifest (an imported session's is written by its first reader, ADR 0082): the log's session.created.
+    const cwd = (store.firstEvent(c.agentSession)?.payload as { workspace?: { cwd?: string } } | undefined)?.workspace?.cwd;
+    if (cwd) return cwd;
   }
   for (const f of c.files) {
     c.peek = c.peek?.cwd ? c.peek : { ...peekMeta(reader, f.real), ...(c.peek?.agentSession ? { agentSession: c.peek.agentSession } : {}) };
@@ -771,9 +774,8 @@ function importFresh(
     try {
       ensureDir(join(stage, TRANSCRIPTS_DIR));
       const all = store.createStaged(stage, id, createOpts, inputs);
+      // manifest.json and context.md are left to their next reader (ADR 0082).
       projections(stage, all);
-      // The manifest from these events (the whole log); context.md is left to its next reader.
-      store.writeCreatedManifest(stage, id, all);
       for (const f of files) writeNew(cursorPath(stage, reader.agent, id, f.ref.path), cursorText(f.cursor));
     } catch (e) {
       fs.rmSync(stage, { recursive: true, force: true });
@@ -791,7 +793,7 @@ function importFresh(
       return all;
     });
     if (!events) return false;
-    store.afterCreate(id, events);
+    store.afterCreate(id, events, { manifest: false });
     const sessionDir = store.dir(id);
     for (const f of files) writeNew(cursorPath(sessionDir, reader.agent, id, f.ref.path), cursorText(f.cursor));
   }
