@@ -27,11 +27,12 @@ const logLines = (bh: string, id: string): any[] =>
     .filter(Boolean)
     .map((l) => JSON.parse(l));
 
-test('a staged session is invisible until published, then a session like any other', () => {
+test('a staged session is invisible until published, then a session like any other', async () => {
   const bh = tmpDir('baton-staged-');
   const store = new FsStore(bh);
   const stage = store.stageSession('s1');
   const events = store.createStaged(stage, 's1', created, [item]);
+  await store.syncStaged(stage);
   assert.deepEqual(
     events.map((e) => e.seq),
     [1, 2],
@@ -83,14 +84,14 @@ test('the rename loses to a session made meanwhile and to a held mutex; an empty
   assert.deepEqual(staged(bh), []);
 });
 
-test('history import: a session made while it was staged is appended to by the capture engine, every item once', () => {
+test('history import: a session made while it was staged is appended to by the capture engine, every item once', async () => {
   const root = tmpDir('baton-staged-import-');
   const home = join(root, 'home');
   const fx = historyFixture(home, 512 * 1024, 2);
   const readerEnv = { home, env: { HOME: home } as NodeJS.ProcessEnv };
   const now = () => new Date('2026-12-04T02:00:00Z');
   const ref = join(root, 'ref');
-  importHistory(new FsStore(ref), { agents: ['claude', 'codex'], readerEnv, now });
+  await importHistory(new FsStore(ref), { agents: ['claude', 'codex'], readerEnv, now });
   // A store whose rename always comes after a hook made the session (session.created alone).
   class Racing extends FsStore {
     lost = 0;
@@ -103,7 +104,7 @@ test('history import: a session made while it was staged is appended to by the c
   }
   const bh = join(root, 'baton');
   const store = new Racing(bh);
-  const r = importHistory(store, { agents: ['claude', 'codex'], readerEnv, now });
+  const r = await importHistory(store, { agents: ['claude', 'codex'], readerEnv, now });
   assert.deepEqual(r.errors, []);
   assert.equal(store.lost, fx.sessions.length);
   assert.deepEqual(staged(bh), []);
@@ -141,4 +142,45 @@ test("the next import removes a killed importer's staged folder on this host, no
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(staged(bh).sort(), [live, other].sort());
   assert.equal(r.json.totals.imported, 2);
+});
+
+test("history import publishes a staged session only once its log's fsync is done; a failed fsync publishes nothing and the next run imports it", async () => {
+  const root = tmpDir('baton-staged-sync-');
+  const home = join(root, 'home');
+  const fx = historyFixture(home, 3 * 1024 * 1024, 12);
+  const readerEnv = { home, env: { HOME: home } as NodeJS.ProcessEnv };
+  const now = () => new Date('2026-12-04T02:00:00Z');
+  const failing = fx.sessions[5].id;
+  class Watched extends FsStore {
+    synced = new Set<string>();
+    published: string[] = [];
+    override async syncStaged(stage: string): Promise<void> {
+      if (fs.readFileSync(join(stage, 'events.jsonl'), 'utf8').includes(failing)) {
+        throw Object.assign(new Error('no space'), { code: 'ENOSPC' });
+      }
+      await super.syncStaged(stage);
+      this.synced.add(stage);
+    }
+    override publishStaged(stage: string, id: string): boolean {
+      assert.ok(this.synced.has(stage), `${id} published before its log was fsync'd`);
+      this.published.push(id);
+      return super.publishStaged(stage, id);
+    }
+  }
+  const bh = join(root, 'baton');
+  const store = new Watched(bh);
+  const r = await importHistory(store, { agents: ['claude', 'codex'], readerEnv, now });
+  assert.deepEqual(
+    r.errors.map((e) => [e.session, e.code]),
+    [[failing, 'ENOSPC']],
+  );
+  assert.equal(store.published.length, fx.sessions.length - 1);
+  assert.deepEqual(staged(bh), []);
+  assert.equal(fs.existsSync(join(bh, 'sessions', failing)), false, 'nothing of the failed session is visible');
+  const again = baton(['--json', 'history', 'import', 'claude', 'codex'], { home: bh, env: agentEnv(home) });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(again.json.totals.imported, 1);
+  const scan = baton(['--json', 'history', 'scan', 'claude', 'codex'], { home: bh, env: agentEnv(home) });
+  for (const a of scan.json.agents) assert.equal(a.in_baton, a.sessions, `${a.agent}: complete`);
+  for (const s of fx.sessions) assertOnce(itemsOf(bh, s.id));
 });

@@ -4,7 +4,7 @@
 // stale projections (rebuilt by the next reader), a lock.json that expires by itself.
 import * as fs from 'node:fs';
 import { join } from '../core/path.ts';
-import { fail } from '../core/errors.ts';
+import { errnoError, fail } from '../core/errors.ts';
 import { type Actor, type EventInput, type StoredEvent, SURFACE_KINDS, checkEventType, isSurface, needsLease, surfaceKind } from '../core/events.ts';
 import { hostName, nodeOs } from '../core/host.ts';
 import { checkSessionId, generatedId } from '../core/ids.ts';
@@ -291,9 +291,11 @@ export class FsStore {
   }
 
   /**
-   * session.created and `inputs` as the first append of a staged session's log (one write, one
-   * fsync; redacted and chained as any append; no `.verified`, as `ensureWithUnderMutex` with
-   * `sidecar: false`). No mutex: the folder is this process's own until it is published.
+   * session.created and `inputs` as the first append of a staged session's log (one write;
+   * redacted and chained as any append; no `.verified`, as `ensureWithUnderMutex` with
+   * `sidecar: false`). No mutex: the folder is this process's own until it is published. Not
+   * fsync'd here: `syncStaged` must have finished before `publishStaged`, so the log is durable
+   * before anything in the folder (a cursor) can be seen.
    */
   createStaged(stage: string, id: string, opts: Omit<CreateOptions, 'id' | 'leaseMs'>, inputs: EventInput[]): StoredEvent[] {
     const all = [this.createdEvent(opts), ...inputs];
@@ -302,6 +304,7 @@ export class FsStore {
     try {
       return appendLocked(stage, id, redacted, isoMillis(this.now()), {
         sidecar: false,
+        durable: false,
         check: (tail) => {
           if (tail.lastSeq !== 0) fail('WS004', `session ${id} already has a log in ${stage}`, { session: id });
         },
@@ -312,7 +315,24 @@ export class FsStore {
   }
 
   /**
-   * Makes a staged session visible: one rename of its folder to `sessions/<id>`. rename(2)
+   * The fsync of a staged session's log, on libuv's thread pool: the import parses the next
+   * session meanwhile (docs/adr/0082). Rejects as the append would (WS206 for a full disk).
+   */
+  async syncStaged(stage: string): Promise<void> {
+    const path = join(stage, LOG_FILE);
+    let fh: fs.promises.FileHandle | undefined;
+    try {
+      fh = await fs.promises.open(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      await fh.sync();
+    } catch (e) {
+      throw errnoError(e, `the append to a new session in ${stage} failed; nothing was written`) ?? e;
+    } finally {
+      await fh?.close();
+    }
+  }
+
+  /**
+   * Makes a staged session visible (after `syncStaged`): one rename of its folder to `sessions/<id>`. rename(2)
    * refuses a target that is a non-empty folder (ENOTEMPTY/EEXIST) or not a folder (ENOTDIR):
    * whoever made the session meanwhile — or merely holds its mutex, whose `.mutex` lives in that
    * folder — wins, the staged folder is removed and false says so (the caller appends as usual).
