@@ -58,14 +58,14 @@ test('SIGKILL at several moments, then a run to the end: every session once, eve
   assertUnchanged(before, snapshot(home));
 });
 
-test('a file read in small windows (bounded memory) gives exactly the items of one read', () => {
+test('a file read in small windows (bounded memory) gives exactly the items of one read', async () => {
   const root = tmpDir('baton-history-window-');
   const home = join(root, 'home');
   const fx = historyFixture(home, 2 * 1024 * 1024, 2);
   const readerEnv = { home, env: { HOME: home } as NodeJS.ProcessEnv };
   const run = (dir: string, window: number) => importHistory(new FsStore(join(root, dir)), { agents: ['claude', 'codex'], readerEnv, now: () => new Date('2026-12-02T02:00:00Z'), window });
-  const small = run('small', 64 * 1024);
-  const whole = run('whole', Number.POSITIVE_INFINITY);
+  const small = await run('small', 64 * 1024);
+  const whole = await run('whole', Number.POSITIVE_INFINITY);
   assert.deepEqual(small.errors, []);
   assert.ok(small.agents.every((a) => a.imported === 1));
   for (const s of fx.sessions) {

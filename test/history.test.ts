@@ -234,22 +234,44 @@ test('an import beside a hook capture, and two imports at once: no item twice', 
   assert.equal(again.json.totals.items, 0);
 });
 
-test("a fresh session's manifest, folded from its one append, is the log's; no .verified, and the next append verifies the log", () => {
+test("a fresh session has no manifest.json or .verified: its first reader and its next append make them from the log", () => {
   const { bh, sessions, run } = setup();
   const claude = sessions.find((s) => s.agent === 'claude')!;
+  const codex = sessions.find((s) => s.agent === 'codex')!;
   const whole = fs.readFileSync(claude.path);
   fs.writeFileSync(claude.path, whole.subarray(0, whole.lastIndexOf('"type":"user"')));
-  assert.equal(run(['history', 'import', 'claude']).code, 0);
+  assert.equal(run(['history', 'import', 'claude', 'codex']).code, 0);
   const dir = join(bh, 'sessions', claude.id);
-  assert.equal(fs.existsSync(join(dir, '.verified')), false);
-  const folded = fs.readFileSync(join(dir, 'manifest.json'), 'utf8');
+  for (const d of [dir, join(bh, 'sessions', codex.id)]) {
+    for (const f of ['.verified', 'manifest.json', 'context.md', '.mutex']) assert.equal(fs.existsSync(join(d, f)), false, `${f} in ${d}`);
+    assert.ok(fs.existsSync(join(d, 'transcripts', 'items.idx')) && fs.existsSync(join(d, 'transcripts', 'recent.json')));
+  }
+  // A reader (session show) rebuilds the manifest from the log, and says it did (WS202).
+  const show = run(['--json', 'session', 'show', codex.id]);
+  assert.equal(show.code, 0, show.stderr);
+  assert.equal(show.json.projections_behind?.code, 'WS202');
   const store = new FsStore(bh);
-  assert.deepEqual(JSON.parse(folded), store.refreshProjections(claude.id));
+  const rebuilt = JSON.parse(fs.readFileSync(join(bh, 'sessions', codex.id, 'manifest.json'), 'utf8'));
+  assert.deepEqual(show.json.manifest, rebuilt);
+  assert.deepEqual(rebuilt, store.refreshProjections(codex.id));
+  assert.equal(rebuilt.workspace?.cwd, createdEvent(bh, codex.id).payload.workspace.cwd);
+  // --project finds an imported session's folder in its log while it has no manifest, not in
+  // the transcript (rewritten here to name another folder).
+  const moved = whole.toString('utf8').replaceAll('/home/u/proj', '/elsewhere/proj');
+  fs.writeFileSync(claude.path, moved.slice(0, moved.lastIndexOf('"type":"user"')));
+  const p = run(['--json', 'history', 'import', 'claude', '--project', '/home/u', '--dry-run']);
+  assert.equal(p.code, 0, p.stderr);
+  assert.deepEqual([p.json.agents[0].filtered, p.json.agents[0].imported], [0, 1], 'the recorded workspace, not the rewritten transcript');
+  assert.equal(fs.existsSync(join(dir, 'manifest.json')), false);
+  // The next append (the grown file's import) verifies the chain from the log, writes the sidecar and the manifest.
   fs.writeFileSync(claude.path, whole);
   const r = run(['--json', 'history', 'import', 'claude']);
   assert.equal(r.code, 0, r.stderr);
   assert.ok(r.json.agents[0].items > 0);
   assert.ok(fs.existsSync(join(dir, '.verified')), 'written by the next append');
+  const m = JSON.parse(fs.readFileSync(join(dir, 'manifest.json'), 'utf8'));
   const v = run(['--json', 'session', 'verify', claude.id]);
   assert.equal(v.code, 0, v.stderr);
+  assert.equal(m.status.last_event_seq, v.json.last_seq);
+  assert.deepEqual(m, new FsStore(bh).refreshProjections(claude.id));
 });

@@ -102,7 +102,7 @@ export function registerHistoryCommands(program: Command, globals: () => GlobalO
     .option('--dry-run', 'say what would be imported; write nothing')
     .action((names: string[], opts: ImportOpts) => {
       const g = globals();
-      return run(g, () => {
+      return run(g, async () => {
         // Every flag checked before the store is opened: a refusal changes nothing.
         const agents = parseAgents(names, !!opts.all);
         const now = new Date();
@@ -115,9 +115,9 @@ export function registerHistoryCommands(program: Command, globals: () => GlobalO
         // costs a read of the folder, a create, a link and two unlinks (docs/adr/0018).
         if (!opts.dryRun) takeMutexByCreate();
         const line = g.quiet || g.json ? { update() {}, done() {} } : rateLine(opts.dryRun ? 'scanning' : 'importing');
-        let result: ReturnType<typeof importHistory>;
+        let result: Awaited<ReturnType<typeof importHistory>>;
         try {
-          result = importHistory(store, {
+          result = await importHistory(store, {
             agents,
             since,
             project,

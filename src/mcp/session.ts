@@ -32,7 +32,8 @@ export function agentSession(store: FsStore, cwd: string): string | null {
   let best: { id: string; at: string } | null = null;
   for (const id of store.ids()) {
     const dir = store.dir(id);
-    const ws = readManifest(dir)?.workspace?.cwd;
+    // No manifest yet (a session history import made, ADR 0082): its session.created says the same.
+    const ws = readManifest(dir)?.workspace?.cwd ?? (store.firstEvent(id)?.payload as { workspace?: { cwd?: string } } | undefined)?.workspace?.cwd;
     if (!ws || realOrSelf(ws) !== here) continue;
     for (const e of loadEpisodes(dir).open) if (!best || e.opened_at > best.at) best = { id, at: e.opened_at };
   }

@@ -264,7 +264,7 @@ export function appendLocked(
   sessionId: string,
   inputs: EventInput[],
   nowIso: string,
-  opts: { expectedSeq?: number; check?: (tail: TailState) => void; sidecar?: boolean } = {},
+  opts: { expectedSeq?: number; check?: (tail: TailState) => void; sidecar?: boolean; durable?: boolean } = {},
 ): StoredEvent[] {
   const tail = verifiedTail(dir, sessionId, nowIso);
   opts.check?.(tail);
@@ -288,7 +288,7 @@ export function appendLocked(
   }
   const facts: LogFacts = { archived: tail.archived, allowed: tail.allowed };
   for (const e of inputs) foldFacts(facts, e);
-  writeVerified(dir, sessionId, tail, text, seq, h, facts, opts.sidecar ?? true);
+  writeVerified(dir, sessionId, tail, text, seq, h, facts, opts.sidecar ?? true, opts.durable ?? true);
   return out;
 }
 
@@ -296,7 +296,7 @@ export function appendLocked(
  * Writes chained text after `tail` as one write, fsync'd, and records the new tail (the
  * sidecar; without it, the next append verifies the chain from the log once). Caller holds the mutex.
  */
-function writeVerified(dir: string, sessionId: string, tail: TailState, text: string, seq: number, h: string, facts: LogFacts, sidecar = true): void {
+function writeVerified(dir: string, sessionId: string, tail: TailState, text: string, seq: number, h: string, facts: LogFacts, sidecar = true, durable = true): void {
   const path = `${dir}/${LOG_FILE}`;
   assertMutexStillHeld(dir);
   let log: ReturnType<typeof heldFd> | undefined;
@@ -305,7 +305,8 @@ function writeVerified(dir: string, sessionId: string, tail: TailState, text: st
     const buf = Buffer.from(text);
     const n = fs.writeSync(log.fd, buf);
     if (n !== buf.length) fail('WS206', `the disk took ${n} of the ${buf.length} bytes of an append to ${sessionId} (full, or a file size limit); nothing was written`, { session: sessionId });
-    fs.fsyncSync(log.fd);
+    // Not durable: a staged session's first write (FsStore.createStaged), fsync'd by syncStaged before it is published.
+    if (durable) fs.fsyncSync(log.fd);
     if (sidecar) {
       const st = fs.fstatSync(log.fd, { bigint: true });
       writeSidecar(dir, { ...statKey(st), seq, h, ...facts }, log.fresh);

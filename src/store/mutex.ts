@@ -26,7 +26,8 @@ const EMPTY_GRACE_MS = 1_000;
 export const DEFAULT_MUTEX_TIMEOUT_MS = 5_000;
 const HOST = hostName();
 
-function alive(pid: number): boolean {
+/** Whether a process of this host is running (EPERM: it is, someone else's). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -39,13 +40,13 @@ function isStale(content: string, ctimeMs: number, now: number): boolean {
   if (now - ctimeMs > STALE_MS) return true;
   if (!content) return now - ctimeMs > EMPTY_GRACE_MS;
   const [pid, host] = content.split(' ');
-  return host === HOST && Number(pid) > 0 && Number(pid) !== process.pid && !alive(Number(pid));
+  return host === HOST && Number(pid) > 0 && Number(pid) !== process.pid && !pidAlive(Number(pid));
 }
 
 // --- parked tokens --------------------------------------------------------------------
 
-/** A short tag of the host name for token file names (FNV-1a, base 36). */
-const HOST_TAG = `h${(() => {
+/** A short tag of this host's name for file names (parked tokens, staged sessions). */
+export const HOST_TAG = `h${(() => {
   let h = 0x811c9dc5;
   for (let i = 0; i < HOST.length; i++) h = Math.imul(h ^ HOST.charCodeAt(i), 0x01000193) >>> 0;
   return h.toString(36);
@@ -115,7 +116,7 @@ function sweepDeadTokens(dir: string): void {
   sweepFolder(dir, (n) => {
     if (!n.startsWith(TOKEN_PREFIX)) return false;
     const pid = Number(n.slice(TOKEN_PREFIX.length).split('.')[0]);
-    return pid > 0 && pid !== process.pid && !alive(pid);
+    return pid > 0 && pid !== process.pid && !pidAlive(pid);
   });
 }
 

@@ -4,7 +4,7 @@
 // stale projections (rebuilt by the next reader), a lock.json that expires by itself.
 import * as fs from 'node:fs';
 import { join } from '../core/path.ts';
-import { fail } from '../core/errors.ts';
+import { errnoError, fail } from '../core/errors.ts';
 import { type Actor, type EventInput, type StoredEvent, SURFACE_KINDS, checkEventType, isSurface, needsLease, surfaceKind } from '../core/events.ts';
 import { hostName, nodeOs } from '../core/host.ts';
 import { checkSessionId, generatedId } from '../core/ids.ts';
@@ -13,10 +13,11 @@ import { type SessionView, type Workspace, emptyView, foldEvent } from '../core/
 import { type Clock, isoMillis, systemClock } from '../core/time.ts';
 import { noteSessionChanged } from './feed.ts';
 import { DIR_MODE, ensureDir, refuseLink, sweepStaleTemps, writeInPlace } from './fsutil.ts';
+import { dropFd } from './heldfd.ts';
 import { claimHome } from './home.ts';
 import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, heldByGoneServer, isValid, readLock, removeLock, replaceLock } from './lease.ts';
 import { LOG_FILE, type ScanResult, type TailState, appendLocked, appendVerifiedLines, forkAside, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
-import { withMutex } from './mutex.ts';
+import { HOST_TAG, pidAlive, withMutex } from './mutex.ts';
 import { checkOwnership } from './replica.ts';
 import { type Manifest, manifestFromView, patchManifestAfterAppend, writeContextMd, writeManifest } from './projections.ts';
 
@@ -67,6 +68,9 @@ export interface StoreOptions {
 }
 
 export const DEFAULT_ALLOWED = [...SURFACE_KINDS];
+
+/** The name prefix of a staged session's hidden folder in `sessions/` (stageSession). */
+export const STAGE_PREFIX = '.new.';
 
 /** RFC 3339 timestamps have four-digit years: no lease may end later. */
 const LAST_INSTANT = Date.UTC(10000, 0, 1);
@@ -270,6 +274,103 @@ export class FsStore {
     return this.appendUnderMutex(id, [this.createdEvent(opts), ...inputs], opts.writer, { isCreate: true, sidecar: o.sidecar });
   }
 
+  /**
+   * A hidden folder `sessions/.new.<host tag>.<pid>.<random>` in which a whole new session is
+   * laid out (its log, projections and cursors) before `publishStaged` renames it into place
+   * (history import: no `.mutex` made and unlinked for a session nobody else can see yet).
+   * No reader takes a dot-folder for a session; a killed writer's is removed by `sweepStaged`.
+   */
+  stageSession(id: string): string {
+    checkSessionId(id);
+    this.ensureRoot();
+    refuseLink(this.sessionsDir);
+    const stage = join(this.sessionsDir, `${STAGE_PREFIX}${HOST_TAG}.${process.pid}.${Math.floor(this.random() * 36 ** 6).toString(36)}`);
+    fs.mkdirSync(stage, { mode: DIR_MODE });
+    fs.chmodSync(stage, DIR_MODE);
+    return stage;
+  }
+
+  /**
+   * session.created and `inputs` as the first append of a staged session's log (one write;
+   * redacted and chained as any append; no `.verified`, as `ensureWithUnderMutex` with
+   * `sidecar: false`). No mutex: the folder is this process's own until it is published. Not
+   * fsync'd here: `syncStaged` must have finished before `publishStaged`, so the log is durable
+   * before anything in the folder (a cursor) can be seen.
+   */
+  createStaged(stage: string, id: string, opts: Omit<CreateOptions, 'id' | 'leaseMs'>, inputs: EventInput[]): StoredEvent[] {
+    const all = [this.createdEvent(opts), ...inputs];
+    for (const e of all) checkEventType(e.type);
+    const redacted = all.map((e) => (e.preRedacted ? e : { ...e, payload: redactValue(e.payload) }));
+    try {
+      return appendLocked(stage, id, redacted, isoMillis(this.now()), {
+        sidecar: false,
+        durable: false,
+        check: (tail) => {
+          if (tail.lastSeq !== 0) fail('WS004', `session ${id} already has a log in ${stage}`, { session: id });
+        },
+      });
+    } finally {
+      dropFd(join(stage, LOG_FILE));
+    }
+  }
+
+  /**
+   * The fsync of a staged session's log, on libuv's thread pool: the import parses the next
+   * session meanwhile (docs/adr/0082). Rejects as the append would (WS206 for a full disk).
+   */
+  async syncStaged(stage: string): Promise<void> {
+    const path = join(stage, LOG_FILE);
+    let fh: fs.promises.FileHandle | undefined;
+    try {
+      fh = await fs.promises.open(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      await fh.sync();
+    } catch (e) {
+      throw errnoError(e, `the append to a new session in ${stage} failed; nothing was written`) ?? e;
+    } finally {
+      await fh?.close();
+    }
+  }
+
+  /**
+   * Makes a staged session visible (after `syncStaged`): one rename of its folder to `sessions/<id>`. rename(2)
+   * refuses a target that is a non-empty folder (ENOTEMPTY/EEXIST) or not a folder (ENOTDIR):
+   * whoever made the session meanwhile — or merely holds its mutex, whose `.mutex` lives in that
+   * folder — wins, the staged folder is removed and false says so (the caller appends as usual).
+   * An empty folder is replaced: nobody holds its mutex and it holds no log, and every writer
+   * names its files by path, so one that made it finds this session there (docs/adr/0082).
+   */
+  publishStaged(stage: string, id: string): boolean {
+    try {
+      fs.renameSync(stage, this.dir(id));
+    } catch (e) {
+      fs.rmSync(stage, { recursive: true, force: true });
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'EPERM' || code === 'EACCES') return false;
+      throw e;
+    }
+    noteSessionChanged(this.home, id);
+    return true;
+  }
+
+  /** Removes the staged folders (stageSession) that writers on this host left when they were killed (one read of `sessions/`). */
+  sweepStaged(): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.sessionsDir);
+    } catch {
+      return;
+    }
+    const mine = `${STAGE_PREFIX}${HOST_TAG}.`;
+    for (const n of names) {
+      if (!n.startsWith(mine)) continue;
+      const pid = Number(n.slice(mine.length).split('.')[0]);
+      if (!(pid > 0) || pid === process.pid || pidAlive(pid)) continue;
+      try {
+        fs.rmSync(join(this.sessionsDir, n), { recursive: true, force: true });
+      } catch {}
+    }
+  }
+
   /** Runs fn under the session mutex (pointer CAS, lease operations). */
   locked<T>(id: string, fn: () => T): T {
     return withMutex(this.writeDir(id), fn);
@@ -443,9 +544,10 @@ export class FsStore {
    * from seq 1): manifest.json folded from those events in memory, not from a re-read of the
    * log, and written in place (a new file: no temp file and rename; a torn one is rebuilt by
    * its reader). context.md is left to its next reader (WS202), as on the hook path. Anything
-   * else goes to afterAppend's full rebuild.
+   * else goes to afterAppend's full rebuild. `manifest: false` leaves the manifest to its next
+   * reader too (history import: docs/adr/0082).
    */
-  afterCreate(id: string, events: StoredEvent[]): void {
+  afterCreate(id: string, events: StoredEvent[], o: { manifest?: boolean } = {}): void {
     if (events.length === 0 || events[0].seq !== 1 || events[0].type !== 'session.created' || events.some((e) => e.type.startsWith('lock.'))) {
       this.afterAppend(id, events, true);
       return;
@@ -453,6 +555,7 @@ export class FsStore {
     this.lastBatch.delete(id);
     this.manifestAt.delete(id);
     noteSessionChanged(this.home, id);
+    if (o.manifest === false) return;
     try {
       const v = emptyView(id);
       for (const e of events) foldEvent(v, e);

@@ -48,6 +48,11 @@ const MARKER_PREFIX = 'import-';
  * engine (memory stays bounded) and gets no episodes.
  */
 export const FRESH_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * Fresh sessions whose log is being fsync'd on the thread pool while the import parses the next
+ * ones; the oldest is published (renamed into place) when more are waiting (ADR 0082).
+ */
+const STAGED_WINDOW = 4;
 
 /** A database opened for reading (the caller's: a library the readers may not import). */
 export interface OpenedDb {
@@ -318,6 +323,9 @@ function cwdOf(store: FsStore, c: Candidate, reader: TranscriptReader): string |
       const cwd = m ? (JSON.parse(m.toString('utf8')) as { workspace?: { cwd?: string } }).workspace?.cwd : undefined;
       if (cwd) return cwd;
     } catch {}
+    // No manifest (an imported session's is written by its first reader, ADR 0082): the log's session.created.
+    const cwd = (store.firstEvent(c.agentSession)?.payload as { workspace?: { cwd?: string } } | undefined)?.workspace?.cwd;
+    if (cwd) return cwd;
   }
   for (const f of c.files) {
     c.peek = c.peek?.cwd ? c.peek : { ...peekMeta(reader, f.real), ...(c.peek?.agentSession ? { agentSession: c.peek.agentSession } : {}) };
@@ -406,7 +414,7 @@ export function scanHistory(store: FsStore, opts: Pick<HistoryOptions, 'agents' 
 }
 
 /** Imports the agents' sessions (see the header). Never throws for an agent's file being odd: those are skips and errors in the result. */
-export function importHistory(store: FsStore, opts: HistoryOptions): ImportResult {
+export async function importHistory(store: FsStore, opts: HistoryOptions): Promise<ImportResult> {
   const dbs = new Map<string, OpenedDb>();
   const result: ImportResult = { dry_run: !!opts.dryRun, agents: [], errors: [] };
   try {
@@ -442,33 +450,64 @@ export function importHistory(store: FsStore, opts: HistoryOptions): ImportResul
       }
       work.push({ reader, stats, todo });
     }
+    // Staged sessions (ADR 0082) of importers killed on this host.
+    if (!opts.dryRun) store.sweepStaged();
     const progress: ImportProgress = { agent: '', sessions_done: 0, sessions_total: 0, bytes_done: 0, bytes_total: 0 };
     for (const w of work) {
       progress.sessions_total += w.todo.length;
       for (const c of w.todo) progress.bytes_total += c.bytes;
     }
-    for (const { reader, stats, todo } of work) {
-      progress.agent = reader.agent;
-      for (const c of todo) {
-        if (opts.dryRun) {
-          stats.imported++;
-        } else {
-          try {
-            importOne(store, reader, c, opts, stats, result.errors, dbs, (bytes) => {
+    // Fresh sessions staged and waiting for their log's fsync (at most STAGED_WINDOW), published in order.
+    const staged: { s: Staged; reader: TranscriptReader; c: Candidate; stats: AgentImportStats; onBytes: (n: number) => void }[] = [];
+    const failed = (reader: TranscriptReader, c: Candidate, stats: AgentImportStats, e: unknown): void => {
+      // A store failure (a full disk, a corrupt log): this session waits for the next run.
+      stats.skipped++;
+      const err = e as { code?: unknown; message?: unknown };
+      result.errors.push({ agent: reader.agent, code: typeof err.code === 'string' ? err.code : 'INTERNAL', message: String(err.message ?? e), session: c.agentSession });
+    };
+    const publishOldest = async (): Promise<void> => {
+      const p = staged.shift();
+      if (!p) return;
+      try {
+        try {
+          await p.s.synced;
+        } catch (e) {
+          fs.rmSync(p.s.stage, { recursive: true, force: true });
+          throw e;
+        }
+        // The log is durable: the rename makes it, its projections and its cursors visible at once.
+        if (store.publishStaged(p.s.stage, p.s.id)) p.s.count();
+        else importByCapture(store, p.reader, p.c, opts, p.stats, result.errors, dbs, p.onBytes);
+      } catch (e) {
+        failed(p.reader, p.c, p.stats, e);
+      }
+    };
+    try {
+      for (const { reader, stats, todo } of work) {
+        progress.agent = reader.agent;
+        for (const c of todo) {
+          if (opts.dryRun) {
+            stats.imported++;
+          } else {
+            const onBytes = (bytes: number) => {
               progress.bytes_done += bytes;
               opts.progress?.(progress);
-            });
-          } catch (e) {
-            // A store failure (a full disk, a corrupt log): this session waits for the next run.
-            stats.skipped++;
-            const err = e as { code?: unknown; message?: unknown };
-            result.errors.push({ agent: reader.agent, code: typeof err.code === 'string' ? err.code : 'INTERNAL', message: String(err.message ?? e), session: c.agentSession });
+            };
+            try {
+              const s = importOne(store, reader, c, opts, stats, result.errors, dbs, onBytes);
+              if (s) staged.push({ s, reader, c, stats, onBytes });
+            } catch (e) {
+              failed(reader, c, stats, e);
+            }
+            if (staged.length > STAGED_WINDOW) await publishOldest();
           }
+          progress.sessions_done++;
+          if (opts.dryRun) progress.bytes_done += c.bytes;
+          opts.progress?.(progress);
         }
-        progress.sessions_done++;
-        if (opts.dryRun) progress.bytes_done += c.bytes;
-        opts.progress?.(progress);
       }
+    } finally {
+      while (staged.length) await publishOldest();
     }
   } finally {
     for (const d of dbs.values()) d.close();
@@ -493,15 +532,40 @@ function importOne(
   errors: HistoryProblem[],
   dbs: Map<string, OpenedDb>,
   onBytes: (n: number) => void,
-): void {
+): Staged | null {
+  if (!c.db && reader.format === 'jsonl' && c.bytes <= FRESH_MAX_BYTES && !store.exists(c.agentSession)) {
+    const r = importFresh(store, reader, c, opts, stats, createWithFor(reader, c, opts), onBytes);
+    if (r === true) return null;
+    if (r) return r;
+  }
+  importByCapture(store, reader, c, opts, stats, errors, dbs, onBytes);
+  return null;
+}
+
+/** session.created of an imported session: it rides in the same write (and fsync) as the session's first items. */
+function createWithFor(reader: TranscriptReader, c: Candidate, opts: HistoryOptions) {
   const id = c.agentSession;
   const writer = importWriter(reader.agent);
-  // session.created rides in the same write (and fsync) as the session's first items.
-  const createWith = (meta: SessionMeta) => {
+  return (meta: SessionMeta) => {
     const title = titleFromPrompt(meta.firstPrompt ?? '') || (c.db?.session.title ? titleFromPrompt(c.db.session.title) : null) || `${reader.agent} ${id.slice(0, 8)}`;
     return { title, workspace: workspaceOf(meta.cwd ?? c.db?.session.cwd, opts.readerEnv.home), writer, createdBy: `import:${reader.agent}` };
   };
-  if (!c.db && reader.format === 'jsonl' && c.bytes <= FRESH_MAX_BYTES && !store.exists(id) && importFresh(store, reader, c, opts, stats, createWith, onBytes)) return;
+}
+
+/** The capture engine's way, window by window (a session already in baton, a large one, a database's, or a fresh one that lost its rename). */
+function importByCapture(
+  store: FsStore,
+  reader: TranscriptReader,
+  c: Candidate,
+  opts: HistoryOptions,
+  stats: AgentImportStats,
+  errors: HistoryProblem[],
+  dbs: Map<string, OpenedDb>,
+  onBytes: (n: number) => void,
+): void {
+  const id = c.agentSession;
+  const writer = importWriter(reader.agent);
+  const createWith = createWithFor(reader, c, opts);
   let appended = 0;
   let refusedAll = true;
   if (c.db) {
@@ -733,7 +797,7 @@ function importFresh(
   stats: AgentImportStats,
   createWith: (meta: SessionMeta) => ReturnType<NonNullable<Parameters<typeof captureOnce>[0]['createWith']>>,
   onBytes: (n: number) => void,
-): boolean {
+): boolean | Staged {
   const now = opts.now();
   const files: FreshFile[] = [];
   for (const f of c.files) {
@@ -745,13 +809,10 @@ function importFresh(
   const writer = importWriter(reader.agent);
   const { inputs, items, keys } = withEpisodes(reader.agent, c, files, writer);
   const id = c.agentSession;
-  store.prepareSession(id);
-  const dir = store.writeDir(id);
-  const tdir = join(dir, TRANSCRIPTS_DIR);
-  ensureDir(tdir);
-  const events = store.locked(id, (): StoredEvent[] | null => {
-    const all = store.ensureWithUnderMutex(id, createWith(files[0].cursor.state.meta), inputs, { sidecar: false });
-    if (!all) return null;
+  const createOpts = createWith(files[0].cursor.state.meta);
+  // Projections, as the capture engine keeps them (a lost one is rebuilt from the log).
+  const projections = (dir: string, all: StoredEvent[]): void => {
+    const tdir = join(dir, TRANSCRIPTS_DIR);
     const logBytes = fs.statSync(join(dir, LOG_FILE)).size;
     const lines: string[] = [];
     for (const e of all) {
@@ -759,30 +820,70 @@ function importFresh(
       const item = e.payload as unknown as TranscriptItem;
       lines.push(`${keys.get(item) ?? `${itemKey(item)} ${itemDigest(item)}`} ${e.seq}\n`);
     }
-    // Projections, as the capture engine keeps them (a lost one is rebuilt from the log).
     appendDurable(join(tdir, INDEX_FILE), `${lines.join('')}@ ${logBytes}\n`, false);
     try {
       writeNew(join(tdir, RECENT_FILE), `${JSON.stringify(foldRecent(emptyRecent(), all))}\n`);
     } catch {}
+  };
+  // What the session adds to the stats once it is in baton (not before: a lost rename adds
+  // nothing); numbers only, so a staged session waiting for its fsync holds none of its items.
+  const n = { items: items.length, dups: files.reduce((k, f) => k + f.items.length, 0) - items.length, superseded: items.filter((x) => x.supersedes !== undefined).length };
+  const skips = files.map((f) => ({ path: f.ref.path, skips: f.skips }));
+  const read = files.reduce((k, f) => k + f.bytes, 0);
+  const count = (): void => {
+    for (const f of skips) noteSkips(stats, f.path, { skips: f.skips } as CaptureResult);
+    stats.bytes_read += read;
+    onBytes(read);
+    stats.items += n.items;
+    stats.duplicates += n.dups;
+    stats.superseded += n.superseded;
+    stats.imported++;
+  };
+  if (!fs.lstatSync(store.dir(id), { throwIfNoEntry: false })) {
+    // No folder yet: the whole session is laid out in a hidden folder; its log is fsync'd on the
+    // thread pool while the next session is parsed, and only then one rename makes it visible
+    // (no mutex: nobody else can see it; a session made meanwhile wins the rename and the
+    // capture engine takes this one, ADR 0082).
+    const stage = store.stageSession(id);
+    try {
+      ensureDir(join(stage, TRANSCRIPTS_DIR));
+      const all = store.createStaged(stage, id, createOpts, inputs);
+      // manifest.json and context.md are left to their next reader (ADR 0082).
+      projections(stage, all);
+      for (const f of files) writeNew(cursorPath(stage, reader.agent, id, f.ref.path), cursorText(f.cursor));
+    } catch (e) {
+      fs.rmSync(stage, { recursive: true, force: true });
+      throw e;
+    }
+    const synced = store.syncStaged(stage);
+    // Settled by publish; a rejection is handled there.
+    synced.catch(() => {});
+    return { id, stage, synced, count };
+  }
+  // The folder is there (a stub's cursor, a crash between mkdir and the first append): in place, under the mutex.
+  store.prepareSession(id);
+  const dir = store.writeDir(id);
+  ensureDir(join(dir, TRANSCRIPTS_DIR));
+  const events = store.locked(id, (): StoredEvent[] | null => {
+    const all = store.ensureWithUnderMutex(id, createOpts, inputs, { sidecar: false });
+    if (all) projections(dir, all);
     return all;
   });
   if (!events) return false;
-  // The manifest from these events (the whole log); context.md is left to its next reader.
-  store.afterCreate(id, events);
+  store.afterCreate(id, events, { manifest: false });
   const sessionDir = store.dir(id);
   for (const f of files) writeNew(cursorPath(sessionDir, reader.agent, id, f.ref.path), cursorText(f.cursor));
-  let read = 0;
-  for (const f of files) {
-    read += f.bytes;
-    noteSkips(stats, f.ref.path, { skips: f.skips } as CaptureResult);
-  }
-  stats.bytes_read += read;
-  onBytes(read);
-  stats.items += items.length;
-  stats.duplicates += files.reduce((n, f) => n + f.items.length, 0) - items.length;
-  stats.superseded += items.filter((x) => x.supersedes !== undefined).length;
-  stats.imported++;
+  count();
   return true;
+}
+
+/** A fresh session written into a hidden folder, waiting for its log's fsync before the rename that publishes it. */
+interface Staged {
+  id: string;
+  stage: string;
+  synced: Promise<void>;
+  /** Adds the session to the stats (once published). */
+  count: () => void;
 }
 
 /**
