@@ -49,7 +49,7 @@ const tee = (l) => [0x22, l];
 const c = (n) => [0x41, ...sleb(n | 0)];
 const load = (offset) => [0x28, 2, ...uleb(offset)];
 const store = (offset) => [0x36, 2, ...uleb(offset)];
-const [add, and, or, xor, shrU, rotl, rotr, ltU, eqz] = [[0x6a], [0x71], [0x72], [0x73], [0x76], [0x77], [0x78], [0x49], [0x45]];
+const [add, and, or, xor, shl, shrU, ltU, eqz] = [[0x6a], [0x71], [0x72], [0x73], [0x74], [0x76], [0x49], [0x45]];
 const block = [0x02, 0x40];
 const loop = [0x03, 0x40];
 const end = [0x0b];
@@ -59,8 +59,16 @@ const brIf = (d) => [0x0d, d];
 // Locals: p, n (parameters), a..h, i, t1, x.
 const [P, N, A, B, C, D, E, F, G, Hh, I, T1, X] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 const ROUND_VARS = [A, B, C, D, E, F, G, Hh];
+/**
+ * Local v rotated right by r, as two shifts and an or: V8's baseline compiler for WebAssembly
+ * (Liftoff, all a short-lived process runs) emits i32.rotr and i32.rotl as calls into C
+ * (~600 calls a block), the shifts as single instructions; its optimising compiler (TurboFan)
+ * turns the pattern back into one rotate (docs/adr/0081).
+ */
+const rotrOf = (v, r) => [...get(v), ...c(r), ...shrU, ...get(v), ...c(32 - r), ...shl, ...or];
+const shrOf = (v, r) => [...get(v), ...c(r), ...shrU];
 /** rotr(v, r1) ^ rotr(v, r2) ^ (rotr or shr)(v, r3) of local v. */
-const sigma = (v, r1, r2, r3, last) => [...get(v), ...c(r1), ...rotr, ...get(v), ...c(r2), ...rotr, ...xor, ...get(v), ...c(r3), ...last, ...xor];
+const sigma = (v, r1, r2, r3, last) => [...rotrOf(v, r1), ...rotrOf(v, r2), ...xor, ...last(v, r3), ...xor];
 
 /** blocks(p, n): runs the compression function over n 64-byte blocks at p, updating H. */
 const body = [
@@ -71,8 +79,10 @@ const body = [
   ...c(0), ...set(I),
   ...loop,
   ...get(I),
-  ...get(P), ...get(I), ...add, ...load(0), ...tee(X), ...c(8), ...rotl, ...c(0x00ff00ff), ...and,
-  ...get(X), ...c(8), ...rotr, ...c(0xff00ff00), ...and, ...or,
+  // The byte swap: rotl(x, 8) & 0x00ff00ff | rotr(x, 8) & 0xff00ff00, the rotations' lost bits masked off.
+  ...get(P), ...get(I), ...add, ...load(0), ...set(X),
+  ...get(X), ...c(8), ...shl, ...get(X), ...c(24), ...shrU, ...or, ...c(0x00ff00ff), ...and,
+  ...get(X), ...c(8), ...shrU, ...get(X), ...c(24), ...shl, ...or, ...c(0xff00ff00), ...and, ...or,
   ...store(LAYOUT.W),
   ...get(I), ...c(4), ...add, ...tee(I), ...c(64), ...ltU, ...brIf(0),
   ...end,
@@ -80,9 +90,9 @@ const body = [
   ...loop,
   ...get(I),
   ...get(I), ...load(LAYOUT.W - 64),
-  ...get(I), ...load(LAYOUT.W - 60), ...set(X), ...sigma(X, 7, 18, 3, shrU), ...add,
+  ...get(I), ...load(LAYOUT.W - 60), ...set(X), ...sigma(X, 7, 18, 3, shrOf), ...add,
   ...get(I), ...load(LAYOUT.W - 28), ...add,
-  ...get(I), ...load(LAYOUT.W - 8), ...set(X), ...sigma(X, 17, 19, 10, shrU), ...add,
+  ...get(I), ...load(LAYOUT.W - 8), ...set(X), ...sigma(X, 17, 19, 10, shrOf), ...add,
   ...store(LAYOUT.W),
   ...get(I), ...c(4), ...add, ...tee(I), ...c(256), ...ltU, ...brIf(0),
   ...end,
@@ -91,14 +101,14 @@ const body = [
   ...c(0), ...set(I),
   ...loop,
   // t1 = h + Σ1(e) + ch(e, f, g) + K[i] + W[i]
-  ...get(Hh), ...sigma(E, 6, 11, 25, rotr), ...add,
+  ...get(Hh), ...sigma(E, 6, 11, 25, rotrOf), ...add,
   ...get(E), ...get(F), ...and, ...get(E), ...c(-1), ...xor, ...get(G), ...and, ...xor, ...add,
   ...get(I), ...load(LAYOUT.K), ...add, ...get(I), ...load(LAYOUT.W), ...add, ...set(T1),
   ...get(G), ...set(Hh), ...get(F), ...set(G), ...get(E), ...set(F),
   ...get(D), ...get(T1), ...add, ...set(E),
   ...get(C), ...set(D), ...get(B), ...set(C),
   // a = t1 + Σ0(a) + maj(a, b, c), with b = the old a, c = the old b, d = the old c.
-  ...get(T1), ...sigma(A, 2, 13, 22, rotr), ...add,
+  ...get(T1), ...sigma(A, 2, 13, 22, rotrOf), ...add,
   ...get(A), ...get(C), ...and, ...get(A), ...get(D), ...and, ...xor, ...get(C), ...get(D), ...and, ...xor, ...add,
   ...get(A), ...set(B), ...set(A),
   ...get(I), ...c(4), ...add, ...tee(I), ...c(256), ...ltU, ...brIf(0),
