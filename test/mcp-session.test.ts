@@ -76,3 +76,20 @@ test('POST /mcp needs the token, answers POST only, and a call over HTTP names i
     await s.stop();
   }
 });
+
+test('the session whose episode is open here is found by its log while it has no manifest.json (ADR 0082)', async () => {
+  const home = tmpDir('baton-mcp-');
+  const project = tmpDir('baton-proj-');
+  const start = baton(['hook', 'claude'], { home, cwd: project, input: JSON.stringify({ session_id: PROVIDER_SID, cwd: project, hook_event_name: 'SessionStart', source: 'startup' }) });
+  assert.equal(start.code, 0, start.stderr);
+  // As a session history import made has none until its first reader or append.
+  fs.rmSync(join(home, 'sessions', PROVIDER_SID, 'manifest.json'));
+  const mcp = await stdioMcp(home, { cwd: project });
+  try {
+    const p = await ok(mcp, 'pointer_get');
+    assert.equal(p.session_id, PROVIDER_SID);
+    assert.equal(p.session_from, 'episode');
+  } finally {
+    await mcp.close();
+  }
+});
