@@ -25,7 +25,7 @@ import type { Workspace } from '../core/session.ts';
 import { isoMillis } from '../core/time.ts';
 import { type TranscriptAgent, type TranscriptItem, boundItem, itemDigest, itemKey } from '../core/transcript.ts';
 import { titleFromPrompt } from '../hooks/prompt.ts';
-import { FILE_MODE, appendDurable, ensureDir, readFileOrNull, writeFileAtomic } from '../store/fsutil.ts';
+import { FILE_MODE, appendDurable, ensureDir, fsyncDir, readFileOrNull, writeFileAtomic } from '../store/fsutil.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
@@ -465,6 +465,7 @@ export async function importHistory(store: FsStore, opts: HistoryOptions): Promi
       const err = e as { code?: unknown; message?: unknown };
       result.errors.push({ agent: reader.agent, code: typeof err.code === 'string' ? err.code : 'INTERNAL', message: String(err.message ?? e), session: c.agentSession });
     };
+    let published = false;
     const publishOldest = async (): Promise<void> => {
       const p = staged.shift();
       if (!p) return;
@@ -476,7 +477,10 @@ export async function importHistory(store: FsStore, opts: HistoryOptions): Promi
           throw e;
         }
         // The log is durable: the rename makes it, its projections and its cursors visible at once.
-        if (store.publishStaged(p.s.stage, p.s.id)) p.s.count();
+        if (store.publishStaged(p.s.stage, p.s.id)) {
+          published = true;
+          p.s.count();
+        }
         else importByCapture(store, p.reader, p.c, opts, p.stats, result.errors, dbs, p.onBytes);
       } catch (e) {
         failed(p.reader, p.c, p.stats, e);
@@ -508,6 +512,10 @@ export async function importHistory(store: FsStore, opts: HistoryOptions): Promi
       }
     } finally {
       while (staged.length) await publishOldest();
+      // The renames are durable before the import reports them: one fsync of sessions/ a run
+      // (each log was fsync'd before its rename; a rename not yet on disk after a crash would
+      // leave the staged folder, which the next import removes and imports again).
+      if (published) fsyncDir(store.sessionsDir);
     }
   } finally {
     for (const d of dbs.values()) d.close();
