@@ -6,7 +6,6 @@
 import * as fs from 'node:fs';
 import { fail } from '../core/errors.ts';
 import { loadEpisodes } from '../hooks/episodes.ts';
-import { readManifest } from '../store/projections.ts';
 import type { FsStore } from '../store/store.ts';
 
 export interface SessionSource {
@@ -32,8 +31,7 @@ export function agentSession(store: FsStore, cwd: string): string | null {
   let best: { id: string; at: string } | null = null;
   for (const id of store.ids()) {
     const dir = store.dir(id);
-    // No manifest yet (a session history import made, ADR 0082): its session.created says the same.
-    const ws = readManifest(dir)?.workspace?.cwd ?? (store.firstEvent(id)?.payload as { workspace?: { cwd?: string } } | undefined)?.workspace?.cwd;
+    const ws = store.workspaceCwd(id);
     if (!ws || realOrSelf(ws) !== here) continue;
     for (const e of loadEpisodes(dir).open) if (!best || e.opened_at > best.at) best = { id, at: e.opened_at };
   }

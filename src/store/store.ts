@@ -19,7 +19,7 @@ import { DEFAULT_LEASE_MS, type Holder, type LockFile, createLock, heldByGoneSer
 import { LOG_FILE, type ScanResult, type TailState, appendLocked, appendVerifiedLines, forkAside, quarantineTail, readFirstEvent, scanLog, verifiedTail } from './log.ts';
 import { HOST_TAG, pidAlive, withMutex } from './mutex.ts';
 import { checkOwnership } from './replica.ts';
-import { type Manifest, manifestFromView, patchManifestAfterAppend, writeContextMd, writeManifest } from './projections.ts';
+import { type Manifest, manifestFromView, patchManifestAfterAppend, readManifest, writeContextMd, writeManifest } from './projections.ts';
 
 export type LifecycleState = 'active' | 'suspended' | 'archived';
 
@@ -587,6 +587,14 @@ export class FsStore {
 
   firstEvent(id: string): StoredEvent | null {
     return readFirstEvent(this.dir(id));
+  }
+
+  /**
+   * The folder a session was made in: its manifest's workspace, else its session.created's (a
+   * session history import made has no manifest until a reader builds it: docs/adr/0082).
+   */
+  workspaceCwd(id: string): string | undefined {
+    return readManifest(this.dir(id))?.workspace?.cwd ?? (this.firstEvent(id)?.payload as { workspace?: { cwd?: string } } | undefined)?.workspace?.cwd ?? undefined;
   }
 
   lock(id: string): LockFile | null {

@@ -318,13 +318,7 @@ const within = (p: string, dir: string): boolean => p === dir || p.startsWith(di
 function cwdOf(store: FsStore, c: Candidate, reader: TranscriptReader): string | undefined {
   if (c.db) return c.db.session.cwd;
   if (store.exists(c.agentSession)) {
-    const m = readFileOrNull(join(store.dir(c.agentSession), 'manifest.json'));
-    try {
-      const cwd = m ? (JSON.parse(m.toString('utf8')) as { workspace?: { cwd?: string } }).workspace?.cwd : undefined;
-      if (cwd) return cwd;
-    } catch {}
-    // No manifest (an imported session's is written by its first reader, ADR 0082): the log's session.created.
-    const cwd = (store.firstEvent(c.agentSession)?.payload as { workspace?: { cwd?: string } } | undefined)?.workspace?.cwd;
+    const cwd = store.workspaceCwd(c.agentSession);
     if (cwd) return cwd;
   }
   for (const f of c.files) {
