@@ -44,6 +44,22 @@ test('the WebAssembly path: lengths around its 64 KiB input chunks, and a hash l
   assert.equal(hex(sha256(a)), first);
 });
 
+test('a text is hashed in the module memory as UTF-8: every length around the blocks, the edge of its room, multi-byte characters, and what does not fit', () => {
+  const chars = ['a', 'é', '道', '🀄'];
+  for (let n = 0; n <= 300; n++) {
+    const s = Array.from({ length: n }, (_, i) => chars[(i * 7 + n) % (n % 5 === 0 ? 1 : 4)]).join('');
+    assert.equal(sha256Hex(s), ref(s), `length ${n}`);
+  }
+  // 65536 - 1024 - 128 = 64384 bytes fit in place; 21461 characters of 3 bytes or fewer need no measuring.
+  for (const n of [21461, 21462, 64320, 64383, 64384, 64385, 64448, 70_000]) {
+    for (const s of ['x'.repeat(n), `${'x'.repeat(n - 1)}é`, `${'é'.repeat(n >> 1)}`, `${'x'.repeat(n - 2)}🀄`]) assert.equal(sha256Hex(s), ref(s), `length ${s.length}`);
+  }
+  // Nothing of one text stays for the next.
+  const first = sha256Hex('short');
+  sha256Hex('y'.repeat(64384));
+  assert.equal(sha256Hex('short'), first);
+});
+
 test('src/core/sha256-wasm.ts is what scripts/gen-sha256-wasm.mjs writes, and a valid module', async () => {
   const gen: { sha256WasmSource: () => string } = await import(pathToFileURL(join(ROOT, 'scripts/gen-sha256-wasm.mjs')).href);
   assert.equal(fs.readFileSync(join(ROOT, 'src/core/sha256-wasm.ts'), 'utf8'), gen.sha256WasmSource());

@@ -70,9 +70,10 @@ function compress(h: Uint32Array, data: Uint8Array, off: number): void {
 const IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
 
 interface WasmSha256 {
-  /** The module's memory (one 64 KiB page, never grown), as bytes and as words. */
+  /** The module's memory (one 64 KiB page, never grown), as bytes, as words and as a Buffer (for UTF-8 and hex). */
   mem: Uint8Array;
   view: DataView;
+  buf: Buffer;
   /** Runs the compression function over n 64-byte blocks at byte p, updating the state. */
   blocks: (p: number, n: number) => void;
 }
@@ -96,7 +97,7 @@ function wasmSha256(): WasmSha256 | null {
   try {
     const { exports } = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(SHA256_WASM)));
     const memory = exports.memory as WebAssembly.Memory;
-    wasm = { mem: new Uint8Array(memory.buffer), view: new DataView(memory.buffer), blocks: exports.blocks as (p: number, n: number) => void };
+    wasm = { mem: new Uint8Array(memory.buffer), view: new DataView(memory.buffer), buf: Buffer.from(memory.buffer), blocks: exports.blocks as (p: number, n: number) => void };
     g[SHARED] = wasm;
   } catch {
     wasm = null;
@@ -135,6 +136,46 @@ function sha256Wasm(w: WasmSha256, input: Uint8Array): Uint8Array {
   for (let k = 0; k < 8; k++) outView.setUint32(4 * k, view.getUint32(4 * k, true), false);
   return out;
 }
+
+/** UTF-8 bytes a text may take in the module's memory to be hashed in place (its padding after it). */
+const WASM_TEXT_ROOM = 65536 - SHA256_WASM_INPUT - 128;
+
+/**
+ * The hex digest of a text written straight into the module's memory as UTF-8, hashed there and
+ * turned into hex natively; null when it does not fit (the caller copies it out in chunks).
+ * A capture hashes ~45 texts (keys, item digests, chain lines, its cursor): each made a Buffer
+ * of the text, copied it in, and built the hex from 32 strings — ~2 KB of young garbage a hash
+ * besides the text's copy, ~1.5 MB a capture in all with the rest, two scavenges (docs/adr/0081).
+ */
+function sha256WasmText(w: WasmSha256, text: string): string | null {
+  const { buf, view, mem } = w;
+  // At most 3 bytes a UTF-16 unit: a short text fits without measuring it.
+  const len = text.length * 3 <= WASM_TEXT_ROOM ? utf8Into(buf, text) : Buffer.byteLength(text, 'utf8');
+  if (len > WASM_TEXT_ROOM) return null;
+  if (text.length * 3 > WASM_TEXT_ROOM) utf8Into(buf, text);
+  for (let k = 0; k < 8; k++) view.setUint32(4 * k, IV[k], true);
+  const full = len - (len % 64);
+  if (full > 0) w.blocks(SHA256_WASM_INPUT, full / 64);
+  const at = SHA256_WASM_INPUT + full;
+  const rest = len - full;
+  const end = rest < 56 ? 64 : 128;
+  mem.fill(0, at + rest, at + end);
+  mem[at + rest] = 0x80;
+  view.setUint32(at + end - 8, Math.floor(len / 0x20000000), false);
+  view.setUint32(at + end - 4, (len * 8) >>> 0, false);
+  w.blocks(at, end / 64);
+  // The state, big-endian, where the input was: one native hex encoding.
+  for (let k = 0; k < 8; k++) view.setUint32(SHA256_WASM_INPUT + 4 * k, view.getUint32(4 * k, true), false);
+  return (buf as FastBuffer).hexSlice?.(SHA256_WASM_INPUT, SHA256_WASM_INPUT + 32) ?? buf.toString('hex', SHA256_WASM_INPUT, SHA256_WASM_INPUT + 32);
+}
+
+/**
+ * Buffer's own native methods behind write() and toString() (Node's, on every Buffer, not
+ * documented): the documented ones check and normalise their arguments in JavaScript, which
+ * the prompt hook (a few small hashes) paid as ~0.35 M instructions of first-use compiling.
+ */
+type FastBuffer = Buffer & { utf8Write?: (s: string, offset: number) => number; hexSlice?: (start: number, end: number) => string };
+const utf8Into = (buf: Buffer, text: string): number => (buf as FastBuffer).utf8Write?.(text, SHA256_WASM_INPUT) ?? buf.write(text, SHA256_WASM_INPUT, 'utf8');
 
 /** The same in JavaScript (where WebAssembly is missing). */
 export function sha256Js(input: Uint8Array): Uint8Array {
@@ -183,6 +224,11 @@ export function adoptNativeSha256(createHash: (alg: 'sha256') => { update(d: str
 }
 
 export function pureSha256Hex(data: string | Uint8Array): string {
+  if (typeof data === 'string') {
+    const w = wasmSha256();
+    const hex = w ? sha256WasmText(w, data) : null;
+    if (hex !== null) return hex;
+  }
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const d = sha256(bytes);
   let s = '';
