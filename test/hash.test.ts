@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
-import { sha256, sha256Js, pureSha256Hex as sha256Hex } from '../src/core/hash.ts';
+import { adoptNativeSha256, sha256Hex as hashHex, sha256, sha256Js, pureSha256Hex as sha256Hex } from '../src/core/hash.ts';
 import { SHA256_WASM } from '../src/core/sha256-wasm.ts';
 import { ROOT } from './helpers.ts';
 
@@ -60,9 +60,32 @@ test('a text is hashed in the module memory as UTF-8: every length around the bl
   assert.equal(sha256Hex('short'), first);
 });
 
+test('a text and more after it hash as the two joined, in place, past the room and from bytes', () => {
+  for (const [a, b] of [
+    ['', ''],
+    ['abc', ''],
+    ['', 'abc'],
+    ['0123456789abcdef0123456789abcdef', '{"seq":1,"ts":"2026-12-04T00:00:00.000Z","type":"x.y"'],
+    ['é'.repeat(33), '🀄'.repeat(40)],
+    ['x'.repeat(30_000), 'y'.repeat(30_000)],
+    ['x'.repeat(40_000), 'é'.repeat(20_000)],
+  ]) {
+    assert.equal(sha256Hex(a, b), ref(a + b), `${a.length} + ${b.length}`);
+    assert.equal(sha256Hex(Buffer.from(a), b), ref(a + b), `bytes ${a.length} + ${b.length}`);
+  }
+});
+
 test('src/core/sha256-wasm.ts is what scripts/gen-sha256-wasm.mjs writes, and a valid module', async () => {
   const gen: { sha256WasmSource: () => string } = await import(pathToFileURL(join(ROOT, 'scripts/gen-sha256-wasm.mjs')).href);
   assert.equal(fs.readFileSync(join(ROOT, 'src/core/sha256-wasm.ts'), 'utf8'), gen.sha256WasmSource());
   const { exports } = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(SHA256_WASM)));
   assert.deepEqual(Object.keys(exports).sort(), ['blocks', 'memory']);
+});
+
+// Last: it swaps the process's implementation for node:crypto's.
+test('node:crypto adopted: a text and more after it hash as the two joined', () => {
+  adoptNativeSha256(createHash);
+  assert.equal(hashHex('abc', 'def'), ref('abcdef'));
+  assert.equal(hashHex(Buffer.from('é'), '🀄'), ref('é🀄'));
+  assert.equal(hashHex('abc'), ref('abc'));
 });

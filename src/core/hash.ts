@@ -147,12 +147,17 @@ const WASM_TEXT_ROOM = 65536 - SHA256_WASM_INPUT - 128;
  * of the text, copied it in, and built the hex from 32 strings — ~2 KB of young garbage a hash
  * besides the text's copy, ~1.5 MB a capture in all with the rest, two scavenges (docs/adr/0081).
  */
-function sha256WasmText(w: WasmSha256, text: string): string | null {
+function sha256WasmText(w: WasmSha256, text: string, more: string): string | null {
   const { buf, view, mem } = w;
   // At most 3 bytes a UTF-16 unit: a short text fits without measuring it.
-  const len = text.length * 3 <= WASM_TEXT_ROOM ? utf8Into(buf, text) : Buffer.byteLength(text, 'utf8');
+  const short = (text.length + more.length) * 3 <= WASM_TEXT_ROOM;
+  const first = short ? utf8Into(buf, text, SHA256_WASM_INPUT) : Buffer.byteLength(text, 'utf8');
+  const len = first + (short ? (more ? utf8Into(buf, more, SHA256_WASM_INPUT + first) : 0) : Buffer.byteLength(more, 'utf8'));
   if (len > WASM_TEXT_ROOM) return null;
-  if (text.length * 3 > WASM_TEXT_ROOM) utf8Into(buf, text);
+  if (!short) {
+    utf8Into(buf, text, SHA256_WASM_INPUT);
+    if (more) utf8Into(buf, more, SHA256_WASM_INPUT + first);
+  }
   for (let k = 0; k < 8; k++) view.setUint32(4 * k, IV[k], true);
   const full = len - (len % 64);
   if (full > 0) w.blocks(SHA256_WASM_INPUT, full / 64);
@@ -175,7 +180,7 @@ function sha256WasmText(w: WasmSha256, text: string): string | null {
  * the prompt hook (a few small hashes) paid as ~0.35 M instructions of first-use compiling.
  */
 type FastBuffer = Buffer & { utf8Write?: (s: string, offset: number) => number; hexSlice?: (start: number, end: number) => string };
-const utf8Into = (buf: Buffer, text: string): number => (buf as FastBuffer).utf8Write?.(text, SHA256_WASM_INPUT) ?? buf.write(text, SHA256_WASM_INPUT, 'utf8');
+const utf8Into = (buf: Buffer, text: string, at: number): number => (buf as FastBuffer).utf8Write?.(text, at) ?? buf.write(text, at, 'utf8');
 
 /** The same in JavaScript (where WebAssembly is missing). */
 export function sha256Js(input: Uint8Array): Uint8Array {
@@ -211,25 +216,35 @@ export function sha256Js(input: Uint8Array): Uint8Array {
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
-type Hex = (data: string | Uint8Array) => string;
+type Hex = (data: string | Uint8Array, more?: string) => string;
 let impl: Hex = pureSha256Hex;
 
-export function sha256Hex(data: string | Uint8Array): string {
-  return impl(data);
+/** The hex SHA-256 of `data`, followed by `more` when given (hashed as one text, without joining the two into one string first). */
+export function sha256Hex(data: string | Uint8Array, more?: string): string {
+  return impl(data, more);
 }
 
 /** Hands hashing to node:crypto (given by the caller, so this module never loads it). */
-export function adoptNativeSha256(createHash: (alg: 'sha256') => { update(d: string | Uint8Array): { digest(enc: 'hex'): string } }): void {
-  impl = (data) => createHash('sha256').update(data).digest('hex');
+interface NativeHash {
+  update(d: string | Uint8Array): NativeHash;
+  digest(enc: 'hex'): string;
 }
 
-export function pureSha256Hex(data: string | Uint8Array): string {
+export function adoptNativeSha256(createHash: (alg: 'sha256') => NativeHash): void {
+  impl = (data, more) => {
+    const h = createHash('sha256').update(data);
+    return (more === undefined ? h : h.update(more)).digest('hex');
+  };
+}
+
+export function pureSha256Hex(data: string | Uint8Array, more?: string): string {
   if (typeof data === 'string') {
     const w = wasmSha256();
-    const hex = w ? sha256WasmText(w, data) : null;
+    const hex = w ? sha256WasmText(w, data, more ?? '') : null;
     if (hex !== null) return hex;
   }
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const bytes =
+    typeof data === 'string' ? Buffer.from(more === undefined ? data : data + more, 'utf8') : more === undefined ? data : Buffer.concat([data, Buffer.from(more, 'utf8')]);
   const d = sha256(bytes);
   let s = '';
   for (let i = 0; i < 32; i++) s += HEX[d[i]];
