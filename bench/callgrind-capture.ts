@@ -39,7 +39,7 @@ const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(rn
 const turns = new TurnWriter(() => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`);
 fs.rmSync(tmp, { recursive: true, force: true });
 fs.mkdirSync(dir, { recursive: true });
-const command = installedHookCommand(root, tmp, 'Stop').replace(/^(\S+) /, '$1 --hash-seed=1 ');
+const command = installedHookCommand(root, tmp, 'Stop').replace(/^(\S+) /, `$1 --hash-seed=1 ${process.env.CG_FLAGS ?? ''} `);
 for (let i = 0; i < 3; i++) {
   fs.appendFileSync(transcript, turns.turn(64 * 1024).text);
   const r = runShell(command, env, { input: payload, stdout: 'pipe' });
@@ -49,7 +49,7 @@ const log = join(store, 'sessions', AGENT_SESSION, 'events.jsonl');
 const itemsIn = (): number => fs.readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('"type":"transcript.item"')).length;
 const e0 = `${process.execPath} --hash-seed=1 -e 0`;
 for (const w of which) {
-  const cmd = w === 'hook' ? command.replace('--hash-seed=1', `--hash-seed=1 ${process.env.CG_FLAGS ?? ''}`) : e0;
+  const cmd = w === 'hook' ? command : e0;
   const counts: number[] = [];
   for (let i = 0; i < N; i++) {
     const delta = turns.turn(64 * 1024);

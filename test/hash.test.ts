@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
-import { sha256, sha256Js, pureSha256Hex as sha256Hex } from '../src/core/hash.ts';
+import { adoptNativeSha256, sha256Hex as hashHex, sha256, sha256Js, pureSha256Hex as sha256Hex } from '../src/core/hash.ts';
 import { SHA256_WASM } from '../src/core/sha256-wasm.ts';
 import { ROOT } from './helpers.ts';
 
@@ -44,9 +44,48 @@ test('the WebAssembly path: lengths around its 64 KiB input chunks, and a hash l
   assert.equal(hex(sha256(a)), first);
 });
 
+test('a text is hashed in the module memory as UTF-8: every length around the blocks, the edge of its room, multi-byte characters, and what does not fit', () => {
+  const chars = ['a', 'é', '道', '🀄'];
+  for (let n = 0; n <= 300; n++) {
+    const s = Array.from({ length: n }, (_, i) => chars[(i * 7 + n) % (n % 5 === 0 ? 1 : 4)]).join('');
+    assert.equal(sha256Hex(s), ref(s), `length ${n}`);
+  }
+  // 65536 - 1024 - 128 = 64384 bytes fit in place; 21461 characters of 3 bytes or fewer need no measuring.
+  for (const n of [21461, 21462, 64320, 64383, 64384, 64385, 64448, 70_000]) {
+    for (const s of ['x'.repeat(n), `${'x'.repeat(n - 1)}é`, `${'é'.repeat(n >> 1)}`, `${'x'.repeat(n - 2)}🀄`]) assert.equal(sha256Hex(s), ref(s), `length ${s.length}`);
+  }
+  // Nothing of one text stays for the next.
+  const first = sha256Hex('short');
+  sha256Hex('y'.repeat(64384));
+  assert.equal(sha256Hex('short'), first);
+});
+
+test('a text and more after it hash as the two joined, in place, past the room and from bytes', () => {
+  for (const [a, b] of [
+    ['', ''],
+    ['abc', ''],
+    ['', 'abc'],
+    ['0123456789abcdef0123456789abcdef', '{"seq":1,"ts":"2026-12-04T00:00:00.000Z","type":"x.y"'],
+    ['é'.repeat(33), '🀄'.repeat(40)],
+    ['x'.repeat(30_000), 'y'.repeat(30_000)],
+    ['x'.repeat(40_000), 'é'.repeat(20_000)],
+  ]) {
+    assert.equal(sha256Hex(a, b), ref(a + b), `${a.length} + ${b.length}`);
+    assert.equal(sha256Hex(Buffer.from(a), b), ref(a + b), `bytes ${a.length} + ${b.length}`);
+  }
+});
+
 test('src/core/sha256-wasm.ts is what scripts/gen-sha256-wasm.mjs writes, and a valid module', async () => {
   const gen: { sha256WasmSource: () => string } = await import(pathToFileURL(join(ROOT, 'scripts/gen-sha256-wasm.mjs')).href);
   assert.equal(fs.readFileSync(join(ROOT, 'src/core/sha256-wasm.ts'), 'utf8'), gen.sha256WasmSource());
   const { exports } = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(SHA256_WASM)));
   assert.deepEqual(Object.keys(exports).sort(), ['blocks', 'memory']);
+});
+
+// Last: it swaps the process's implementation for node:crypto's.
+test('node:crypto adopted: a text and more after it hash as the two joined', () => {
+  adoptNativeSha256(createHash);
+  assert.equal(hashHex('abc', 'def'), ref('abcdef'));
+  assert.equal(hashHex(Buffer.from('é'), '🀄'), ref('é🀄'));
+  assert.equal(hashHex('abc'), ref('abc'));
 });

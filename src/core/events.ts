@@ -72,7 +72,8 @@ export interface StoredEvent extends EventInput {
 }
 
 export function chainHash(prevH: string, bodyBeforeH: string): string {
-  return sha256Hex(prevH + bodyBeforeH).slice(0, 32);
+  // The two hashed as one text, not joined first: the join is a copy of the line to flatten.
+  return sha256Hex(prevH, bodyBeforeH).slice(0, 32);
 }
 
 /** Encodes one event line (with its trailing newline) chained to prevH. */

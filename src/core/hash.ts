@@ -70,9 +70,10 @@ function compress(h: Uint32Array, data: Uint8Array, off: number): void {
 const IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
 
 interface WasmSha256 {
-  /** The module's memory (one 64 KiB page, never grown), as bytes and as words. */
+  /** The module's memory (one 64 KiB page, never grown), as bytes, as words and as a Buffer (for UTF-8 and hex). */
   mem: Uint8Array;
   view: DataView;
+  buf: Buffer;
   /** Runs the compression function over n 64-byte blocks at byte p, updating the state. */
   blocks: (p: number, n: number) => void;
 }
@@ -96,7 +97,7 @@ function wasmSha256(): WasmSha256 | null {
   try {
     const { exports } = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(SHA256_WASM)));
     const memory = exports.memory as WebAssembly.Memory;
-    wasm = { mem: new Uint8Array(memory.buffer), view: new DataView(memory.buffer), blocks: exports.blocks as (p: number, n: number) => void };
+    wasm = { mem: new Uint8Array(memory.buffer), view: new DataView(memory.buffer), buf: Buffer.from(memory.buffer), blocks: exports.blocks as (p: number, n: number) => void };
     g[SHARED] = wasm;
   } catch {
     wasm = null;
@@ -136,6 +137,51 @@ function sha256Wasm(w: WasmSha256, input: Uint8Array): Uint8Array {
   return out;
 }
 
+/** UTF-8 bytes a text may take in the module's memory to be hashed in place (its padding after it). */
+const WASM_TEXT_ROOM = 65536 - SHA256_WASM_INPUT - 128;
+
+/**
+ * The hex digest of a text written straight into the module's memory as UTF-8, hashed there and
+ * turned into hex natively; null when it does not fit (the caller copies it out in chunks).
+ * A capture hashes ~45 texts (keys, item digests, chain lines, its cursor): each made a Buffer
+ * of the text, copied it in, and built the hex from 32 strings — ~2 KB of young garbage a hash
+ * besides the text's copy, ~1.5 MB a capture in all with the rest, two scavenges (docs/adr/0081).
+ */
+function sha256WasmText(w: WasmSha256, text: string, more: string): string | null {
+  const { buf, view, mem } = w;
+  // At most 3 bytes a UTF-16 unit: a short text fits without measuring it.
+  const short = (text.length + more.length) * 3 <= WASM_TEXT_ROOM;
+  const first = short ? utf8Into(buf, text, SHA256_WASM_INPUT) : Buffer.byteLength(text, 'utf8');
+  const len = first + (short ? (more ? utf8Into(buf, more, SHA256_WASM_INPUT + first) : 0) : Buffer.byteLength(more, 'utf8'));
+  if (len > WASM_TEXT_ROOM) return null;
+  if (!short) {
+    utf8Into(buf, text, SHA256_WASM_INPUT);
+    if (more) utf8Into(buf, more, SHA256_WASM_INPUT + first);
+  }
+  for (let k = 0; k < 8; k++) view.setUint32(4 * k, IV[k], true);
+  const full = len - (len % 64);
+  if (full > 0) w.blocks(SHA256_WASM_INPUT, full / 64);
+  const at = SHA256_WASM_INPUT + full;
+  const rest = len - full;
+  const end = rest < 56 ? 64 : 128;
+  mem.fill(0, at + rest, at + end);
+  mem[at + rest] = 0x80;
+  view.setUint32(at + end - 8, Math.floor(len / 0x20000000), false);
+  view.setUint32(at + end - 4, (len * 8) >>> 0, false);
+  w.blocks(at, end / 64);
+  // The state, big-endian, where the input was: one native hex encoding.
+  for (let k = 0; k < 8; k++) view.setUint32(SHA256_WASM_INPUT + 4 * k, view.getUint32(4 * k, true), false);
+  return (buf as FastBuffer).hexSlice?.(SHA256_WASM_INPUT, SHA256_WASM_INPUT + 32) ?? buf.toString('hex', SHA256_WASM_INPUT, SHA256_WASM_INPUT + 32);
+}
+
+/**
+ * Buffer's own native methods behind write() and toString() (Node's, on every Buffer, not
+ * documented): the documented ones check and normalise their arguments in JavaScript, which
+ * the prompt hook (a few small hashes) paid as ~0.35 M instructions of first-use compiling.
+ */
+type FastBuffer = Buffer & { utf8Write?: (s: string, offset: number) => number; hexSlice?: (start: number, end: number) => string };
+const utf8Into = (buf: Buffer, text: string, at: number): number => (buf as FastBuffer).utf8Write?.(text, at) ?? buf.write(text, at, 'utf8');
+
 /** The same in JavaScript (where WebAssembly is missing). */
 export function sha256Js(input: Uint8Array): Uint8Array {
   const h = new Uint32Array(IV);
@@ -170,20 +216,35 @@ export function sha256Js(input: Uint8Array): Uint8Array {
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
-type Hex = (data: string | Uint8Array) => string;
+type Hex = (data: string | Uint8Array, more?: string) => string;
 let impl: Hex = pureSha256Hex;
 
-export function sha256Hex(data: string | Uint8Array): string {
-  return impl(data);
+/** The hex SHA-256 of `data`, followed by `more` when given (hashed as one text, without joining the two into one string first). */
+export function sha256Hex(data: string | Uint8Array, more?: string): string {
+  return impl(data, more);
 }
 
 /** Hands hashing to node:crypto (given by the caller, so this module never loads it). */
-export function adoptNativeSha256(createHash: (alg: 'sha256') => { update(d: string | Uint8Array): { digest(enc: 'hex'): string } }): void {
-  impl = (data) => createHash('sha256').update(data).digest('hex');
+interface NativeHash {
+  update(d: string | Uint8Array): NativeHash;
+  digest(enc: 'hex'): string;
 }
 
-export function pureSha256Hex(data: string | Uint8Array): string {
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+export function adoptNativeSha256(createHash: (alg: 'sha256') => NativeHash): void {
+  impl = (data, more) => {
+    const h = createHash('sha256').update(data);
+    return (more === undefined ? h : h.update(more)).digest('hex');
+  };
+}
+
+export function pureSha256Hex(data: string | Uint8Array, more?: string): string {
+  if (typeof data === 'string') {
+    const w = wasmSha256();
+    const hex = w ? sha256WasmText(w, data, more ?? '') : null;
+    if (hex !== null) return hex;
+  }
+  const bytes =
+    typeof data === 'string' ? Buffer.from(more === undefined ? data : data + more, 'utf8') : more === undefined ? data : Buffer.concat([data, Buffer.from(more, 'utf8')]);
   const d = sha256(bytes);
   let s = '';
   for (let i = 0; i < 32; i++) s += HEX[d[i]];
