@@ -142,3 +142,20 @@ test('a rebuild on a worker thread indexes exactly what a rebuild on this thread
   assert.deepEqual(searchSessions(home, 'words', { cwd: null, limit: 10 }).hits, hitsOne);
   assert.equal(hitsOne.length, 1);
 });
+
+test('a fresh build leaves FTS5 merging on: the bulk load turns it off, every build path sets it back (ADR 0084)', () => {
+  const { home } = store();
+  const automerge = (): unknown => {
+    const db = new Database(join(home, 'baton.db'), { readonly: true });
+    try {
+      const rows = db.prepare('SELECT k, v FROM event_text_config').all() as { k: string; v: unknown }[];
+      return Object.fromEntries(rows.map((r) => [r.k, r.v])).automerge;
+    } finally {
+      db.close();
+    }
+  };
+  for (const worker of [false, true]) {
+    rebuildIndex(home, { worker });
+    assert.equal(automerge(), 4, `worker: ${worker}`);
+  }
+});

@@ -21,7 +21,7 @@ const STALL_S = 120;
 
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
-const { sqlitePath, dbPath, migrations, schemaVersion, upsertSql, textSql, port, state, hashSize } = workerData;
+const { sqlitePath, dbPath, migrations, schemaVersion, upsertSql, textSql, port, state, bulkSql, bulkDoneSql } = workerData;
 const flags = new Int32Array(state);
 const fail = (e) => {
   try { port.postMessage({ error: String((e && e.message) || e), code: (e && e.code) || '' }); } catch {}
@@ -40,7 +40,7 @@ try {
   for (const sql of migrations) db.exec(sql);
   db.pragma('user_version = ' + schemaVersion);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('format', ?)").run('baton-index-' + schemaVersion);
-  db.exec("INSERT INTO event_text (event_text, rank) VALUES ('hashsize', " + hashSize + ")");
+  for (const sql of bulkSql) db.exec(sql);
   db.exec('BEGIN');
   const up = db.prepare(upsertSql);
   const tx = db.prepare(textSql);
@@ -57,7 +57,8 @@ try {
       }
       if (m.meta) {
         for (const k of Object.keys(m.meta)) meta.run(k, m.meta[k]);
-            db.exec('COMMIT');
+        db.exec(bulkDoneSql);
+        db.exec('COMMIT');
         db.pragma('locking_mode = NORMAL');
         db.pragma('journal_mode = WAL');
         db.close();
@@ -106,7 +107,7 @@ export class WorkerSink implements RebuildSink {
   private texts: (string | number)[] = [];
   private sessions: Record<string, string | number | null>[] = [];
 
-  constructor(dbPath: string, sqlitePath: string, hashSize: number) {
+  constructor(dbPath: string, sqlitePath: string, bulkSql: string[], bulkDoneSql: string) {
     // Loaded here, not at the top: every CLI start would pay for worker_threads otherwise.
     const { MessageChannel, Worker } = process.getBuiltinModule('node:worker_threads');
     const { port1, port2 } = new MessageChannel();
@@ -124,7 +125,8 @@ export class WorkerSink implements RebuildSink {
         textSql: INSERT_TEXT_SQL,
         port: port2,
         state,
-        hashSize,
+        bulkSql,
+        bulkDoneSql,
       },
       transferList: [port2],
     });
