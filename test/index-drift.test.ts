@@ -52,6 +52,28 @@ test('a row deleted behind baton\'s back is listed again at the next list', (t) 
   assert.equal(sessionsHash(home), before);
 });
 
+test('a row deleted behind baton\'s back is found by the folder count the index recorded, and a session made since is counted again (ADR 0085)', (t) => {
+  const { home, ws } = store(t);
+  const folders = (): string => {
+    const db = new Database(join(home, 'baton.db'), { readonly: true });
+    try {
+      return String(db.prepare("SELECT value FROM meta WHERE key = 'session_folders'").pluck().get());
+    } finally {
+      db.close();
+    }
+  };
+  assert.equal(folders(), '3');
+  makeSession(home, 'delta', ws, { id: 'delta', texts: ['delta notes'] });
+  assert.equal(baton(['session', 'list', '--all', '--json'], { home }).json.sessions.length, 4);
+  assert.equal(folders(), '4');
+  // The folder's mtime is what the count was recorded with: a row deleted now is missing against it.
+  sql(home, "DELETE FROM sessions WHERE id = 'delta'");
+  const r = baton(['session', 'list', '--all', '--json'], { home });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.json.sessions.length, 4);
+  assert.match(r.json.notes.join('\n'), /rows missing/);
+});
+
 test('a row edited behind baton\'s back (its title and log stat) is read again from its log', (t) => {
   const { home } = store(t);
   const before = sessionsHash(home);

@@ -8,9 +8,9 @@
 // Invariant: nothing is ever created, written, locked or renamed beside the agent's database.
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { sqliteModulePath } from '../index/rebuild-worker.ts';
+import { sqliteBinding } from '../index/db.ts';
 import type { OpenedDb } from '../transcripts/history.ts';
 import type { Db } from '../transcripts/types.ts';
 
@@ -23,16 +23,6 @@ const stamp = (p: string): string => {
   }
 };
 
-/** The package's compiled addon, as src/index/db.ts finds it (better-sqlite3's JavaScript is bundled into baton's). */
-const ADDON_DIRS = ['build/Release', 'build/Debug', 'out/Release', 'out/Debug', 'Release', 'Debug', 'build/default'];
-let addon: string | undefined | null = null;
-function addonPath(): string | undefined {
-  if (addon !== null) return addon;
-  const main = sqliteModulePath();
-  addon = main ? ADDON_DIRS.map((d) => join(dirname(main), '..', d, 'better_sqlite3.node')).find((p) => fs.existsSync(p)) : undefined;
-  return addon;
-}
-
 export function openDatabaseCopy(path: string): OpenedDb {
   const dir = fs.mkdtempSync(join(tmpdir(), 'baton-history-db-'));
   try {
@@ -44,7 +34,7 @@ export function openDatabaseCopy(path: string): OpenedDb {
       if (fs.existsSync(`${path}-wal`)) fs.copyFileSync(`${path}-wal`, `${copy}-wal`);
       if (`${stamp(path)} ${stamp(`${path}-wal`)}` === before || attempt >= 4) break;
     }
-    const db = new Database(copy, { readonly: true, fileMustExist: true, nativeBinding: addonPath() });
+    const db = new Database(copy, { readonly: true, fileMustExist: true, nativeBinding: sqliteBinding() });
     return {
       db: db as unknown as Db,
       close() {

@@ -152,10 +152,13 @@ export function reportError(g: GlobalOptions, e0: unknown): void {
 // columns: a tab or line break becomes a space, any other one (and any escape that is not a
 // colour) becomes `?`, as `ls` shows them.
 const SGR = /\x1b\[[0-9;]*m/g;
-const ZERO_WIDTH = /[\p{Mn}\p{Me}\u200b-\u200f\u2060-\u2064\ufeff]/u;
-const EMOJI = /\p{Emoji_Presentation}/u;
+// Made on first use: a literal with Unicode property classes is parsed when the module loads,
+// ~2 M instructions of ICU set building for every command, tables or not (`session list --json`).
+let ZERO_WIDTH: RegExp | undefined;
+let EMOJI: RegExp | undefined;
 
 function charWidth(cp: number, ch: string): number {
+  ZERO_WIDTH ??= /[\p{Mn}\p{Me}\u200b-\u200f\u2060-\u2064\ufeff]/u;
   if (ZERO_WIDTH.test(ch)) return 0;
   if (
     (cp >= 0x1100 && cp <= 0x115f) ||
@@ -170,7 +173,7 @@ function charWidth(cp: number, ch: string): number {
     (cp >= 0xff00 && cp <= 0xff60) ||
     (cp >= 0xffe0 && cp <= 0xffe6) ||
     (cp >= 0x20000 && cp <= 0x3fffd) ||
-    (cp >= 0x1f000 && EMOJI.test(ch))
+    (cp >= 0x1f000 && (EMOJI ??= /\p{Emoji_Presentation}/u).test(ch))
   ) {
     return 2;
   }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { LOG_FILE } from '../store/log.ts';
 import { type Db, type IndexIo, buildFresh, dbPath, openIndex, withIndex } from './db.ts';
 import { statLog } from './logread.ts';
+import { getMeta } from './meta.ts';
 import { type Project, type ProjectEntry, listProjects, readProjects } from './projects.ts';
 import {
   type ListFilter,
@@ -20,7 +21,7 @@ import {
   searchByScan,
   searchIndex,
 } from './query.ts';
-import { type RebuildStats, sessionNames } from './rebuild.ts';
+import { type RebuildStats, dirStamp, sessionNames } from './rebuild.ts';
 import { type ReconcileStats, reconcile } from './reconcile.ts';
 
 export type { IndexIo, ListFilter, ListedSession, SearchFilter, SearchHit, RebuildStats, Project };
@@ -59,7 +60,19 @@ function rowsBehind(db: Db, home: string, ids: readonly string[]): { stale: stri
     if (!row || !st || row[0] !== st.size || row[1] !== st.ctime || row[2] !== st.ino) stale.push(id);
   }
   const rows = db.prepare('SELECT count(*) FROM sessions').pluck().get() as number;
-  return { stale, missing: rows < sessionNames(join(home, 'sessions')).length };
+  return { stale, missing: rows < sessionFolders(db, join(home, 'sessions')) };
+}
+
+/**
+ * How many session folders the store holds: the count the index recorded with the folder's
+ * mtime when that mtime is still the folder's (a folder made or removed changes it), else a
+ * listing. Listing 10,000 folders on every `session list` cost ~6 ms (docs/adr/0085).
+ */
+function sessionFolders(db: Db, sessionsDir: string): number {
+  const meta = getMeta(db);
+  const recorded = Number(meta.session_folders);
+  if (meta.session_folders && Number.isSafeInteger(recorded) && meta.sessions_mtime === dirStamp(sessionsDir)) return recorded;
+  return sessionNames(sessionsDir).length;
 }
 
 /** The index's answer, after checking the rows it is about to give against their logs. */

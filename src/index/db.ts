@@ -126,7 +126,7 @@ export function buildFresh(home: string, io: IndexIo = {}): RebuildStats {
   }
   let db: Db | null = null;
   try {
-    db = new Database(tmp, { nativeBinding: addonPath() });
+    db = new Database(tmp, { nativeBinding: sqliteBinding() });
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     db.pragma('locking_mode = EXCLUSIVE');
@@ -164,32 +164,46 @@ export function moveAside(home: string, nowMs: number): string {
   return aside;
 }
 
-let addon: string | undefined | null = null;
+let binding: object | string | undefined | null = null;
 
 /** Where a build of better-sqlite3 leaves its addon, relative to the package (the folders `bindings` tries first). */
 const ADDON_DIRS = ['build/Release', 'build/Debug', 'out/Release', 'out/Debug', 'Release', 'Debug', 'build/default'];
 
 /**
- * The compiled addon of the better-sqlite3 package this process resolves. Its JavaScript is
+ * better-sqlite3's compiled addon, for the constructor's `nativeBinding`. Its JavaScript is
  * bundled into baton's own bundles (scripts/build.mjs: 14 small modules resolved and read one
  * by one cost a `session list` ~10 ms), so its own search for the addon (`bindings`, which
- * starts from the calling file) would look in baton's folder, not the package's: the path is
- * handed to the constructor. Undefined (that search) when no build folder of the package has it.
+ * starts from the calling file) would look in baton's folder, not the package's. First the
+ * package installed beside baton's bundles (`<package>/node_modules/better-sqlite3`, what npm
+ * makes of a global install and of this repository), loaded by process.dlopen: no module
+ * resolution and no require() of the file, ~3 M instructions a `session list` (docs/adr/0085).
+ * Else the package this process resolves, by path; undefined (the addon's own search) when no
+ * build folder of it has the addon.
  */
-function addonPath(): string | undefined {
-  if (addon !== null) return addon;
-  addon = undefined;
+export function sqliteBinding(): string | undefined {
+  // The constructor takes the addon object as well as a path (better-sqlite3's lib/database.js);
+  // its type declarations name the path only.
+  if (binding !== null) return binding as string | undefined;
+  if (typeof __dirname === 'string') {
+    try {
+      const m = { exports: {} };
+      process.dlopen(m, join(__dirname, '..', 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'));
+      binding = m.exports;
+      return m.exports as unknown as string;
+    } catch {}
+  }
+  binding = undefined;
   const main = sqliteModulePath();
   if (main) {
     const root = join(dirname(main), '..');
-    addon = ADDON_DIRS.map((d) => join(root, d, 'better_sqlite3.node')).find((p) => fs.existsSync(p));
+    binding = ADDON_DIRS.map((d) => join(root, d, 'better_sqlite3.node')).find((p) => fs.existsSync(p));
   }
-  return addon;
+  return binding;
 }
 
 /** Opens an existing baton.db; 'stale' when its schema is not the latest. Throws on corruption. */
 function openExisting(path: string): Db | 'stale' {
-  const db = new Database(path, { fileMustExist: true, timeout: BUSY_MS, nativeBinding: addonPath() });
+  const db = new Database(path, { fileMustExist: true, timeout: BUSY_MS, nativeBinding: sqliteBinding() });
   try {
     db.pragma(`busy_timeout = ${BUSY_MS}`);
     if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');

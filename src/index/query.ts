@@ -13,7 +13,7 @@ import { sessionNames } from './rebuild.ts';
 import { parseList } from './chunks.ts';
 import { POINTER_TYPE, laterPointer, pointerText } from './pointer-text.ts';
 import { porterStem } from './stem.ts';
-import { eventAt, rowFromDb } from './writer.ts';
+import { ROW_COLUMNS, type RawRow, eventAt, rowFromRaw } from './writer.ts';
 
 export interface ListFilter {
   /** Exact real-path workspace; null for every workspace. */
@@ -104,9 +104,9 @@ export function listFromIndex(db: Db, home: string, f: ListFilter, nowMs: number
     where.push('archived = 0 AND (lease_until IS NULL OR lease_until <= ?)');
     args.push(nowIso);
   }
-  let sql = `SELECT * FROM sessions${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY last_touched_at DESC, id ASC`;
+  let sql = `SELECT ${ROW_COLUMNS} FROM sessions${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY last_touched_at DESC, id ASC`;
   if (f.limit !== undefined) sql += ` LIMIT ${Math.floor(f.limit)}`;
-  const rows = (db.prepare(sql).all(...args) as Parameters<typeof rowFromDb>[0][]).map(rowFromDb);
+  const rows = (db.prepare(sql).raw().all(...args) as RawRow[]).map(rowFromRaw);
   const conflicts = new Map<string, ListedSession['conflict']>();
   for (const c of db.prepare('SELECT session, detected_at, detail FROM conflicts ORDER BY id').all() as { session: string; detected_at: string; detail: string }[]) {
     conflicts.set(c.session, { detected_at: c.detected_at, detail: c.detail });

@@ -113,6 +113,7 @@ export function rebuildInto(sink: RebuildSink, home: string, opts: { progress?: 
     feed_offset: String(feed.size),
     feed_mtime: feed.mtime,
     sessions_mtime: dirMtime,
+    session_folders: String(total),
     sweep_due_ms: String(now + sweepIntervalMs()),
     built_at: new Date(now).toISOString(),
   });

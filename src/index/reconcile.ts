@@ -181,6 +181,7 @@ export function reconcile(db: Db, home: string, opts: ReconcileOptions): Reconci
       for (const n of names) if (!knownSet.has(n)) candidates.add(n);
       for (const k of known) if (!present.has(k)) candidates.add(k);
       next.sessions_mtime = stamp;
+      next.session_folders = String(names.length);
     }
     // 3. The periodic stat sweep: every log, for changes nobody announced. One query for
     //    what the index saw, one stat per log; only logs that differ are caught up.

@@ -25,42 +25,63 @@ export interface StoredRow {
   stat: LogStat;
 }
 
-/** A sessions table row: SessionRow's fields as SQLite stores them, plus the log's stat key. */
-type DbRow = Omit<SessionRow, 'archived' | 'open_episodes' | 'redactions' | 'corrupt'> & {
-  num: number;
-  archived: number;
-  open_episodes: string;
-  redactions: string;
-  corrupt: string | null;
-  log_size: number;
-  log_ctime: string;
-  log_ino: string;
-};
+/**
+ * The sessions table's columns as the readers select them, in this order, as arrays
+ * (better-sqlite3's `.raw()`): an object row is made in C++ one property at a time through
+ * V8's generic path, ~60 k instructions a row of 22 columns, against ~10 k for an array (a
+ * listing reads a row per session it catches up, and one per row it prints; docs/adr/0085).
+ */
+export const ROW_COLUMNS =
+  'num, id, title, title_seq, cwd, git_root, created_at, last_touched_at, events, last_seq, last_h, archived, lease_until, pointer_status, open_episodes, redactions, corrupt, log_offset, line_start, log_size, log_ctime, log_ino';
 
-// Field by field, not \`{ num, ..., ...plain } = r\`: V8 makes a rest copy of such a wide row in
-// its runtime (each property copied, the excluded ones deleted: a dictionary-mode object), ~50 k
-// instructions a row, and every later read of the row is a slow lookup (a listing loads one row
-// per session it catches up). TypeScript checks the literal holds every SessionRow field.
-export function rowFromDb(r: DbRow): SessionRow {
+/** A row selected as ROW_COLUMNS. */
+export type RawRow = [
+  num: number,
+  id: string,
+  title: string,
+  title_seq: number,
+  cwd: string | null,
+  git_root: string | null,
+  created_at: string,
+  last_touched_at: string,
+  events: number,
+  last_seq: number,
+  last_h: string,
+  archived: number,
+  lease_until: string | null,
+  pointer_status: string | null,
+  open_episodes: string,
+  redactions: string,
+  corrupt: string | null,
+  log_offset: number,
+  line_start: number,
+  log_size: number,
+  log_ctime: string,
+  log_ino: string,
+];
+
+// Field by field into a literal: TypeScript checks the literal holds every SessionRow field,
+// and V8 gives every row the same shape (docs/adr/0083).
+export function rowFromRaw(r: RawRow): SessionRow {
   return {
-    id: r.id,
-    title: r.title,
-    title_seq: r.title_seq,
-    cwd: r.cwd,
-    git_root: r.git_root,
-    created_at: r.created_at,
-    last_touched_at: r.last_touched_at,
-    events: r.events,
-    last_seq: r.last_seq,
-    last_h: r.last_h,
-    archived: r.archived === 1,
-    lease_until: r.lease_until,
-    pointer_status: r.pointer_status,
-    open_episodes: JSON.parse(r.open_episodes),
-    redactions: JSON.parse(r.redactions),
-    corrupt: r.corrupt ? JSON.parse(r.corrupt) : null,
-    log_offset: r.log_offset,
-    line_start: r.line_start,
+    id: r[1],
+    title: r[2],
+    title_seq: r[3],
+    cwd: r[4],
+    git_root: r[5],
+    created_at: r[6],
+    last_touched_at: r[7],
+    events: r[8],
+    last_seq: r[9],
+    last_h: r[10],
+    archived: r[11] === 1,
+    lease_until: r[12],
+    pointer_status: r[13],
+    open_episodes: JSON.parse(r[14]),
+    redactions: JSON.parse(r[15]),
+    corrupt: r[16] ? JSON.parse(r[16]) : null,
+    log_offset: r[17],
+    line_start: r[18],
   };
 }
 
@@ -157,7 +178,7 @@ export class IndexWriter {
     this.selectText = db.prepare('SELECT rowid AS rid, seqs, offs, types FROM event_text WHERE rowid >= ? AND rowid <= ? ORDER BY rowid DESC LIMIT 1');
     this.updateText = db.prepare('DELETE FROM event_text WHERE rowid = ?');
     this.deleteTexts = db.prepare('DELETE FROM event_text WHERE rowid >= ? AND rowid < ?');
-    this.loadStmt = db.prepare('SELECT * FROM sessions WHERE id = ?');
+    this.loadStmt = db.prepare(`SELECT ${ROW_COLUMNS} FROM sessions WHERE id = ?`).raw();
     this.maxNum = db.prepare('SELECT max(num) FROM sessions').pluck();
     this.deleteSessionStmt = db.prepare('DELETE FROM sessions WHERE num = ?');
     this.conflictStmt = db.prepare('INSERT INTO conflicts (session, detected_at, indexed_seq, indexed_h, detail) VALUES (?, ?, ?, ?, ?)');
@@ -169,9 +190,9 @@ export class IndexWriter {
   }
 
   load(id: string): StoredRow | null {
-    const r = this.loadStmt.get(id) as DbRow | undefined;
+    const r = this.loadStmt.get(id) as RawRow | undefined;
     if (!r) return null;
-    return { num: r.num, row: rowFromDb(r), stat: { size: r.log_size, ctime: r.log_ctime, ino: r.log_ino } };
+    return { num: r[0], row: rowFromRaw(r), stat: { size: r[19], ctime: r[20], ino: r[21] } };
   }
 
   upsert(num: number, row: SessionRow, stat: LogStat): void {
