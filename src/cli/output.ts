@@ -1,6 +1,5 @@
 // Output conventions of cli.md in one place: --json (one document), exit codes 0/1/2,
 // `baton: <CODE> <message>` on stderr for refusals, colour only on a TTY without NO_COLOR.
-import pc from 'picocolors';
 import { BatonError, errnoError } from '../core/errors.ts';
 import { formatDuration } from '../core/duration.ts';
 import { writeFd } from '../core/stdio.ts';
@@ -13,13 +12,26 @@ export interface GlobalOptions {
   quiet?: boolean;
 }
 
-export const useColor = (): boolean => !!process.stdout.isTTY && !process.env.NO_COLOR;
+/** Colour for a terminal: stdout a TTY, no NO_COLOR, not TERM=dumb. Asked only when something is coloured. */
+export const useColor = (): boolean => !!process.stdout.isTTY && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+
+/**
+ * One SGR attribute around `s` when colour is on. A close inside `s` (a nested colour ending)
+ * becomes `reopen`, so the outer attribute holds after it. Our own five, not picocolors: that
+ * module reads process.stdout when it loads, which builds the stdout stream and loads ~20 of
+ * Node's modules in every command, `session list --json` into a pipe included (~49 M
+ * instructions, a quarter of such a list; docs/adr/0086).
+ */
+function sgr(open: string, close: string, reopen: string): (s: string) => string {
+  return (s) => (useColor() ? open + s.replaceAll(close, reopen) + close : s);
+}
+
 export const color = {
-  dim: (s: string) => (useColor() ? pc.dim(s) : s),
-  bold: (s: string) => (useColor() ? pc.bold(s) : s),
-  green: (s: string) => (useColor() ? pc.green(s) : s),
-  yellow: (s: string) => (useColor() ? pc.yellow(s) : s),
-  red: (s: string) => (useColor() ? pc.red(s) : s),
+  dim: sgr('\x1b[2m', '\x1b[22m', '\x1b[22m\x1b[2m'),
+  bold: sgr('\x1b[1m', '\x1b[22m', '\x1b[22m\x1b[1m'),
+  green: sgr('\x1b[32m', '\x1b[39m', '\x1b[32m'),
+  yellow: sgr('\x1b[33m', '\x1b[39m', '\x1b[33m'),
+  red: sgr('\x1b[31m', '\x1b[39m', '\x1b[31m'),
 };
 
 /** The store home of this command line, refused (WS011/WS012, nothing written) when baton could not use it: reads as writes. */
