@@ -260,6 +260,8 @@ test('Esc and Ctrl-C leave the terminal exactly as it was: the shell prompt, no 
     await t.waitFor((s) => s.startsWith('$'), 'the shell prompt');
     t.type('echo before-pick');
     t.keys('Enter');
+    // The next prompt first: typed ahead of it, the line is echoed before the prompt and again after it.
+    await t.waitFor((x) => /^before-pick\n\$/m.test(x), 'the prompt after the echo');
     t.type(`${run} pick; echo "exit=$?"`);
     t.keys('Enter');
     await t.waitFor(picker, 'the picker');
