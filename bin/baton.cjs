@@ -5,8 +5,9 @@
 // `session list` (what a resume picker runs) loads dist/list.cjs and `search` dist/search.cjs
 // (through their loader and V8's code cache, dist/lean-boot.cjs), each handing anything it does not parse to the full command line; `serve` loads dist/serve.cjs (the app server),
 // `mcp` dist/mcp.cjs (the MCP server), `pick` dist/pick.mjs (the terminal picker, Ink: ESM);
-// everything else loads the full command line (also `baton hook ... --help`: the payload
-// comes on stdin, so a hook call never has it).
+// everything else runs the full command line, dist/cli.cjs, through the same loader and its
+// own code cache (docs/adr/0087; also `baton hook ... --help`: the payload comes on stdin, so
+// a hook call never has it).
 'use strict';
 const s = process.argv.indexOf('session');
 const help = process.argv.includes('--help') || process.argv.includes('-h');
@@ -24,4 +25,4 @@ else if (first === 'mcp') require('../dist/mcp.cjs');
 else if (first === 'pick') import(require('node:url').pathToFileURL(require('node:path').join(__dirname, '..', 'dist', 'pick.mjs')).href);
 else if (s >= 2 && process.argv[s + 1] === 'list') require('../dist/lean-boot.cjs').boot('list');
 else if (first === 'search') require('../dist/lean-boot.cjs').boot('search');
-else require('../dist/cli.cjs');
+else require('../dist/lean-boot.cjs').boot('cli');

@@ -113,7 +113,7 @@ await build({
   minifySyntax: true,
   define: { ...common.define, BATON_HOOK_SHA: JSON.stringify(hookSha), BATON_TRANSCRIPT_SHA: JSON.stringify(transcriptSha) },
 });
-await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs', external: [...common.external, './team.cjs'] });
+await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs', minifyWhitespace: true, external: [...common.external, './team.cjs'] });
 // `team` and `sync` alone (dist/cli.cjs requires it for them): the replicator with `postgres`, kept out of every other bundle.
 await build({ ...common, entryPoints: ['src/team/entry.ts'], outfile: 'dist/team.cjs', loader: { '.sql': 'text' } });
 await build({ ...common, entryPoints: ['src/lib.ts'], outfile: 'dist/lib.cjs' });
@@ -121,8 +121,9 @@ await build({ ...common, entryPoints: ['src/lib.ts'], outfile: 'dist/lib.cjs' })
 await build({ ...common, entryPoints: ['src/cli/list-entry.ts'], outfile: 'dist/list.cjs', minifyWhitespace: true, minifySyntax: true, external: [...common.external, './cli.cjs'] });
 // `search` alone (bin/baton.cjs routes it here), the same way; falls back to the sibling dist/cli.cjs.
 await build({ ...common, entryPoints: ['src/cli/search-entry.ts'], outfile: 'dist/search.cjs', minifyWhitespace: true, minifySyntax: true, external: [...common.external, './cli.cjs'] });
-// The lean read commands' loader: runs dist/list.cjs and dist/search.cjs through V8's code cache (src/cli/lean-boot.ts).
-await assertAscii(['dist/list.cjs', 'dist/search.cjs']);
+// The loader of the command line's bundles: runs dist/list.cjs, dist/search.cjs and dist/cli.cjs through V8's code cache (src/cli/lean-boot.ts).
+await assertAscii(['dist/list.cjs', 'dist/search.cjs', 'dist/cli.cjs']);
+const cliSha = createHash('sha256').update(await readFile('dist/cli.cjs')).digest('hex');
 const listSha = createHash('sha256').update(await readFile('dist/list.cjs')).digest('hex');
 const searchSha = createHash('sha256').update(await readFile('dist/search.cjs')).digest('hex');
 await build({
@@ -131,7 +132,7 @@ await build({
   outfile: 'dist/lean-boot.cjs',
   minifyWhitespace: true,
   minifySyntax: true,
-  define: { ...common.define, BATON_LIST_SHA: JSON.stringify(listSha), BATON_SEARCH_SHA: JSON.stringify(searchSha) },
+  define: { ...common.define, BATON_LIST_SHA: JSON.stringify(listSha), BATON_SEARCH_SHA: JSON.stringify(searchSha), BATON_CLI_SHA: JSON.stringify(cliSha) },
 });
 // `baton serve` alone (bin/baton.cjs routes it here): the app server with ws and json-rpc-2.0, kept out of dist/cli.cjs;
 // it requires dist/team.cjs only when its home has joined a team (the replicator) or a client resumes or releases a shared session.

@@ -17,12 +17,21 @@ import { registerRefCommands } from './ref.ts';
 import { registerSessionCommands } from './session.ts';
 import { registerTeamCommands } from './team.ts';
 import { checkUsage } from './usage.ts';
+import { storeChangedInProcess } from '../store/feed.ts';
 import { MCP_HELP, SERVE_HELP } from '../server/help.ts';
 
 declare const BATON_VERSION: string;
 const VERSION = typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev';
 
 adoptNativeSha256(createHash);
+
+/**
+ * Whether the loader may keep V8's code cache of this bundle in the home (src/cli/lean-boot.ts):
+ * only after a command that appended to the store. A command that writes nothing (doctor,
+ * verify, `continue --print`, show, log, export, help) leaves the home byte for byte as it was,
+ * cache included (docs/adr/0087).
+ */
+export const mayKeepCodeCache = (): boolean => storeChangedInProcess();
 
 export function buildProgram(): Command {
   const program = new Command('baton');

@@ -17,8 +17,14 @@ export function feedPath(home: string): string {
 /** Past this size with no reader rotating it, the feed starts over (the index then re-stats every log). */
 const FEED_MAX_BYTES = 16 * 1024 * 1024;
 
+let changed = false;
+
+/** Whether this process appended to a session (what the full command line's code cache waits for: docs/adr/0087). */
+export const storeChangedInProcess = (): boolean => changed;
+
 /** Notes that a session's log changed. Cheap (a stat and a write on a held descriptor), never throws. */
 export function noteSessionChanged(home: string, id: string): void {
+  changed = true;
   const path = feedPath(home);
   try {
     const st = fs.statSync(path, { bigint: true, throwIfNoEntry: false });
