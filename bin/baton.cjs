@@ -13,6 +13,18 @@ const s = process.argv.indexOf('session');
 const help = process.argv.includes('--help') || process.argv.includes('-h');
 const first = process.argv[2] === '--home' ? process.argv[4] : process.argv[2];
 const serve = first === 'serve';
+// The command after the global options (--home DIR, --home=DIR, --json, --quiet). Called past
+// the hook's branch only: a hook never runs it.
+function command() {
+  let at = 2;
+  while (at < process.argv.length) {
+    const a = process.argv[at];
+    if (a === '--home') at += 2;
+    else if (a.startsWith('--home=') || a === '--json' || a === '--quiet') at++;
+    else break;
+  }
+  return process.argv[at];
+}
 if (process.argv[2] === 'hook' && !help) {
   // The hook's loader, loaded as require() would but without its resolution: no lookup of
   // package.json, no stat or realpath of the file (~1 M instructions per hook; docs/adr/0018).
@@ -22,7 +34,9 @@ if (process.argv[2] === 'hook' && !help) {
   boot.load(file);
 } else if (serve) require('../dist/serve.cjs');
 else if (first === 'mcp') require('../dist/mcp.cjs');
-else if (first === 'pick') import(require('node:url').pathToFileURL(require('node:path').join(__dirname, '..', 'dist', 'pick.mjs')).href);
+// `pick` is an ES module with top-level await, which the full command line, run through V8's
+// code cache (a vm.Script, docs/adr/0087), cannot import(): routed here whatever options precede it.
+else if (command() === 'pick') import(require('node:url').pathToFileURL(require('node:path').join(__dirname, '..', 'dist', 'pick.mjs')).href);
 else if (s >= 2 && process.argv[s + 1] === 'list') require('../dist/lean-boot.cjs').boot('list');
 else if (first === 'search') require('../dist/lean-boot.cjs').boot('search');
 else require('../dist/lean-boot.cjs').boot('cli');

@@ -57,3 +57,15 @@ test('a damaged cache: the command compiles as before and answers the same', (t)
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(r.json, clean.json);
 });
+
+test('pick after the global options still reaches the picker with a cache present (an ES module the cached bundle cannot import)', (t) => {
+  const home = tmpDir();
+  t.after(() => fs.rmSync(home, { recursive: true, force: true }));
+  assert.equal(baton(['--json', 'session', 'new', 'picked'], { home }).code, 0);
+  assert.equal(cliCaches(home).length, 1);
+  for (const args of [['--json', 'pick'], ['--quiet', 'pick'], [`--home=${home}`, 'pick'], ['--home', home, '--json', 'pick']]) {
+    const r = baton(args, { home });
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /pick needs a terminal/, args.join(' '));
+  }
+});

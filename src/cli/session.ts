@@ -449,7 +449,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
 
 /** One y/N question on the terminal (stderr), the answer from stdin. */
 async function confirm(question: string): Promise<boolean> {
-  const { createInterface } = await import('node:readline/promises');
+  const { createInterface } = process.getBuiltinModule('node:readline/promises') as typeof import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());
