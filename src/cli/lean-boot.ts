@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { runWithCodeCache } from '../hooks/codecache.ts';
 import { resolveHome } from '../store/home.ts';
 
-/** The sha-256 of dist/list.cjs and dist/search.cjs, written in by scripts/build.mjs. */
+/** The sha-256 of dist/list.cjs, dist/search.cjs and dist/cli.cjs, written in by scripts/build.mjs. */
 declare const BATON_LIST_SHA: string;
 declare const BATON_SEARCH_SHA: string;
 declare const BATON_CLI_SHA: string;

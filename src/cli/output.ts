@@ -1,5 +1,5 @@
 // Output conventions of cli.md in one place: --json (one document), exit codes 0/1/2,
-// `baton: <CODE> <message>` on stderr for refusals, colour only on a TTY without NO_COLOR.
+// `baton: <CODE> <message>` on stderr for refusals, colour only on a TTY without NO_COLOR or TERM=dumb.
 import { BatonError, errnoError } from '../core/errors.ts';
 import { formatDuration } from '../core/duration.ts';
 import { writeFd } from '../core/stdio.ts';

@@ -111,7 +111,6 @@ export function textRowid(num: number, seq: number): number {
   return num * SPAN + seq;
 }
 
-/** The parameters of UPSERT_SQL for one session. */
 /** UPDATE_SQL's parameters: every column but the session's identity (id, cwd, git_root, created_at). */
 function updateParams(num: number, row: SessionRow, stat: LogStat): Record<string, string | number | null> {
   return {
@@ -136,7 +135,7 @@ function updateParams(num: number, row: SessionRow, stat: LogStat): Record<strin
   };
 }
 
-/** Every column of a sessions row. */
+/** UPSERT_SQL's parameters: every column of a sessions row. */
 export function rowParams(num: number, row: SessionRow, stat: LogStat): Record<string, string | number | null> {
   const p = updateParams(num, row, stat);
   p.id = row.id;

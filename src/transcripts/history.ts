@@ -452,12 +452,13 @@ export async function importHistory(store: FsStore, opts: HistoryOptions): Promi
       for (const c of w.todo) progress.bytes_total += c.bytes;
     }
     // Fresh sessions staged and waiting for their log's fsync (at most STAGED_WINDOW), published in order.
-    const staged: { s: Staged; reader: TranscriptReader; c: Candidate; stats: AgentImportStats; onBytes: (n: number) => void }[] = [];
-    const failed = (reader: TranscriptReader, c: Candidate, stats: AgentImportStats, e: unknown): void => {
+    const staged: { s: Staged; job: ImportJob }[] = [];
+    const run: ImportRun = { store, opts, errors: result.errors, dbs };
+    const failed = (job: ImportJob, e: unknown): void => {
       // A store failure (a full disk, a corrupt log): this session waits for the next run.
-      stats.skipped++;
+      job.stats.skipped++;
       const err = e as { code?: unknown; message?: unknown };
-      result.errors.push({ agent: reader.agent, code: typeof err.code === 'string' ? err.code : 'INTERNAL', message: String(err.message ?? e), session: c.agentSession });
+      result.errors.push({ agent: job.reader.agent, code: typeof err.code === 'string' ? err.code : 'INTERNAL', message: String(err.message ?? e), session: job.c.agentSession });
     };
     let published = false;
     const publishOldest = async (): Promise<void> => {
@@ -475,9 +476,9 @@ export async function importHistory(store: FsStore, opts: HistoryOptions): Promi
           published = true;
           p.s.count();
         }
-        else importByCapture(store, p.reader, p.c, opts, p.stats, result.errors, dbs, p.onBytes);
+        else importByCapture(run, p.job);
       } catch (e) {
-        failed(p.reader, p.c, p.stats, e);
+        failed(p.job, e);
       }
     };
     try {
@@ -491,11 +492,12 @@ export async function importHistory(store: FsStore, opts: HistoryOptions): Promi
               progress.bytes_done += bytes;
               opts.progress?.(progress);
             };
+            const job: ImportJob = { reader, c, stats, onBytes };
             try {
-              const s = importOne(store, reader, c, opts, stats, result.errors, dbs, onBytes);
-              if (s) staged.push({ s, reader, c, stats, onBytes });
+              const s = importOne(run, job);
+              if (s) staged.push({ s, job });
             } catch (e) {
-              failed(reader, c, stats, e);
+              failed(job, e);
             }
             if (staged.length > STAGED_WINDOW) await publishOldest();
           }
@@ -525,22 +527,31 @@ function noteSkips(stats: AgentImportStats, file: string, r: CaptureResult): voi
   }
 }
 
-function importOne(
-  store: FsStore,
-  reader: TranscriptReader,
-  c: Candidate,
-  opts: HistoryOptions,
-  stats: AgentImportStats,
-  errors: HistoryProblem[],
-  dbs: Map<string, OpenedDb>,
-  onBytes: (n: number) => void,
-): Staged | null {
+/** What every session of one import shares. */
+interface ImportRun {
+  store: FsStore;
+  opts: HistoryOptions;
+  errors: HistoryProblem[];
+  dbs: Map<string, OpenedDb>;
+}
+
+/** One session to import: its agent's reader, where it lies, its agent's counts, the progress line's callback. */
+interface ImportJob {
+  reader: TranscriptReader;
+  c: Candidate;
+  stats: AgentImportStats;
+  onBytes: (n: number) => void;
+}
+
+function importOne(run: ImportRun, job: ImportJob): Staged | null {
+  const { store, opts } = run;
+  const { reader, c, stats, onBytes } = job;
   if (!c.db && reader.format === 'jsonl' && c.bytes <= FRESH_MAX_BYTES && !store.exists(c.agentSession)) {
     const r = importFresh(store, reader, c, opts, stats, createWithFor(reader, c, opts), onBytes);
     if (r === true) return null;
     if (r) return r;
   }
-  importByCapture(store, reader, c, opts, stats, errors, dbs, onBytes);
+  importByCapture(run, job);
   return null;
 }
 
@@ -555,16 +566,9 @@ function createWithFor(reader: TranscriptReader, c: Candidate, opts: HistoryOpti
 }
 
 /** The capture engine's way, window by window (a session already in baton, a large one, a database's, or a fresh one that lost its rename). */
-function importByCapture(
-  store: FsStore,
-  reader: TranscriptReader,
-  c: Candidate,
-  opts: HistoryOptions,
-  stats: AgentImportStats,
-  errors: HistoryProblem[],
-  dbs: Map<string, OpenedDb>,
-  onBytes: (n: number) => void,
-): void {
+function importByCapture(run: ImportRun, job: ImportJob): void {
+  const { store, opts, errors, dbs } = run;
+  const { reader, c, stats, onBytes } = job;
   const id = c.agentSession;
   const writer = importWriter(reader.agent);
   const createWith = createWithFor(reader, c, opts);
