@@ -397,12 +397,44 @@ test('a replicator killed (SIGKILL) mid-pull: the rerun pulls the rest, every ev
   await until(() => (fs.statSync(bLog, { throwIfNoEntry: false })?.size ?? 0) > 0 || p.exitCode !== null, 'the pull starts');
   p.kill('SIGKILL');
   await exited;
-  // Whatever B has is a verified prefix; the rerun completes it.
-  verified(b, id);
+  // Whatever B has is a verified prefix, save at most a torn last line: a SIGKILL can cut a
+  // write short (store.md, torn tail). The rerun quarantines that line and completes the log.
+  const after = b.run(['session', 'verify', id, '--json']);
+  const report = JSON.parse(after.stdout);
+  assert.equal(report.corrupt, null, after.stdout);
+  assert.equal(after.code === 0, report.torn === null, after.stdout);
   b.ok(['sync']);
+  if (report.torn) {
+    const q = join(b.home, 'sessions', id, 'quarantine');
+    const kept = fs.readdirSync(q).map((f) => fs.readFileSync(join(q, f)));
+    assert.ok(kept.some((buf) => buf.length === report.torn.bytes), 'the torn line is kept in quarantine/');
+  }
   assert.equal(b.log(id), a.log(id));
   assert.equal(b.log(id).trimEnd().split('\n').length, total);
   verified(a, id);
+  verified(b, id);
+});
+
+test('a torn last line in a replica (a pull cut short) is quarantined by the next pull, which completes the log', () => {
+  const {
+    machines: [a, b],
+  } = team('a', 'b');
+  const id = newSession(a, 'torn replica');
+  a.ok(['team', 'share', id]);
+  b.ok(['sync']);
+  for (const t of ['one', 'two', 'three']) assert.equal(appendText(a, id, t).code, 0);
+  a.ok(['sync']);
+  const bLog = join(b.home, 'sessions', id, 'events.jsonl');
+  const next = a.log(id).slice(b.log(id).length).split('\n')[0];
+  const torn = next.slice(0, Math.floor(next.length / 2));
+  fs.appendFileSync(bLog, torn);
+  b.ok(['sync']);
+  assert.equal(b.log(id), a.log(id));
+  const q = join(b.home, 'sessions', id, 'quarantine');
+  assert.deepEqual(
+    fs.readdirSync(q).map((f) => fs.readFileSync(join(q, f), 'utf8')),
+    [torn],
+  );
   verified(b, id);
 });
 
