@@ -1,5 +1,6 @@
-// Writes src/core/sha256-wasm.ts: the SHA-256 block function as a WebAssembly module, its
-// bytes assembled here from the instructions below (no toolchain). The hook path hashes a
+// Writes src/core/sha256-wasm.ts: the SHA-256 block function, and the content digest's mixing
+// and finishing functions (docs/adr/0088), as a WebAssembly module, its bytes assembled here
+// from the instructions below (no toolchain). The hook path hashes a
 // few event lines per process; V8 runs JavaScript that short-lived in its interpreter and
 // baseline tiers, where the pure-JS compression function costs ~5 M instructions per KB,
 // against ~0.2 M to compile and run the module (docs/adr/0018).
@@ -35,6 +36,17 @@ const sleb = (n) => {
     const b = n & 0x7f;
     n >>= 7;
     if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) return [...out, b];
+    out.push(b | 0x80);
+  }
+};
+/** Signed LEB128 of a 64-bit constant (a BigInt, taken as two's complement). */
+const sleb64 = (n) => {
+  let v = BigInt.asIntN(64, n);
+  const out = [];
+  for (;;) {
+    const b = Number(v & 0x7fn);
+    v >>= 7n;
+    if ((v === 0n && (b & 0x40) === 0) || (v === -1n && (b & 0x40) !== 0)) return [...out, b];
     out.push(b | 0x80);
   }
 };
@@ -123,16 +135,75 @@ const body = [
   ...end,
 ];
 
+// The content digest (src/core/hash.ts, contentDigest): two 64-bit lanes, each taking every
+// 8-byte little-endian word of the input as xxHash64's round does (a = rotl(a + w * P, r) * Q),
+// with its own constants; the byte length and each lane folded into the other at the end,
+// then xxHash64's avalanche. Not a cryptographic hash: it tells two records of one item apart.
+export const DIGEST = {
+  SEED_A: 0x9e3779b185ebca87n,
+  SEED_B: 0xc2b2ae3d27d4eb4fn,
+  /** Lane a: multiplier, rotation, multiplier; lane b the same. */
+  A: [0xc2b2ae3d27d4eb4fn, 31, 0x9e3779b185ebca87n],
+  B: [0x85ebca77c2b2ae63n, 27, 0x165667b19e3779f9n],
+  P5: 0x27d4eb2f165667c5n,
+  /** Bytes the lanes take per trip of mix's loop (the input is zero-padded to it). */
+  STRIPE: 32,
+};
+const [i64load, i64store] = [(o) => [0x29, 3, ...uleb(o)], (o) => [0x37, 3, ...uleb(o)]];
+const k64 = (n) => [0x42, ...sleb64(n)];
+const [add64, mul64, xor64, or64, shl64, shrU64, extendU] = [[0x7c], [0x7e], [0x85], [0x84], [0x86], [0x88], [0xad]];
+/** rotl of the i64 on the stack, kept in local t, by r: two shifts and an or (Liftoff, as rotrOf). */
+const rotl64 = (t, r) => [...tee(t), ...k64(BigInt(r)), ...shl64, ...get(t), ...k64(BigInt(64 - r)), ...shrU64, ...or64];
+
+// mix(p, n): n stripes of 32 bytes at p into the lanes (a at 0, b at 8). Locals: p, n, a, b, w, t.
+const [MP, MN, MA, MB, MW, MT] = [0, 1, 2, 3, 4, 5];
+const lane = (v, [mul, r, mul2]) => [...get(v), ...get(MW), ...k64(mul), ...mul64, ...add64, ...rotl64(MT, r), ...k64(mul2), ...mul64, ...set(v)];
+const mixBody = [
+  ...c(0), ...i64load(0), ...set(MA),
+  ...c(0), ...i64load(8), ...set(MB),
+  ...block,
+  ...loop,
+  ...get(MN), ...eqz, ...brIf(1),
+  ...[0, 8, 16, 24].flatMap((o) => [...get(MP), ...i64load(o), ...set(MW), ...lane(MA, DIGEST.A), ...lane(MB, DIGEST.B)]),
+  ...get(MP), ...c(DIGEST.STRIPE), ...add, ...set(MP),
+  ...get(MN), ...c(-1), ...add, ...set(MN),
+  ...br(0),
+  ...end,
+  ...end,
+  ...c(0), ...get(MA), ...i64store(0),
+  ...c(0), ...get(MB), ...i64store(8),
+];
+
+// fin(len): the lanes at 0 and 8 become the digest's two words there. Locals: len, a, b, x, t.
+const [FL, FA, FB, FX, FT] = [0, 1, 2, 3, 4];
+/** xxHash64's avalanche of local x, left on the stack. */
+const avalanche = [
+  ...get(FX), ...get(FX), ...k64(33n), ...shrU64, ...xor64, ...k64(DIGEST.A[0]), ...mul64, ...set(FX),
+  ...get(FX), ...get(FX), ...k64(29n), ...shrU64, ...xor64, ...k64(DIGEST.B[2]), ...mul64, ...set(FX),
+  ...get(FX), ...get(FX), ...k64(32n), ...shrU64, ...xor64,
+];
+const finBody = [
+  ...c(0), ...i64load(0), ...set(FA),
+  ...c(0), ...i64load(8), ...set(FB),
+  // a' = a ^ rotl(b, 23) ^ len; b' = b ^ rotl(a, 41) ^ len * P5.
+  ...get(FA), ...get(FB), ...rotl64(FT, 23), ...xor64, ...get(FL), ...extendU, ...xor64, ...set(FX),
+  ...c(0), ...avalanche, ...i64store(0),
+  ...get(FB), ...get(FA), ...rotl64(FT, 41), ...xor64, ...get(FL), ...extendU, ...k64(DIGEST.P5), ...mul64, ...xor64, ...set(FX),
+  ...c(0), ...avalanche, ...i64store(8),
+];
+
 export function sha256WasmBytes() {
   const kBytes = K.flatMap((k) => [k & 0xff, (k >>> 8) & 0xff, (k >>> 16) & 0xff, k >>> 24]);
   const code = [...vec([[11, 0x7f]]), ...body];
+  const mixCode = [...vec([[4, 0x7e]]), ...mixBody, ...end];
+  const finCode = [...vec([[4, 0x7e]]), ...finBody, ...end];
   return Uint8Array.from([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, vec([[0x60, 2, 0x7f, 0x7f, 0]])),
-    ...section(3, vec([[0]])),
+    ...section(1, vec([[0x60, 2, 0x7f, 0x7f, 0], [0x60, 1, 0x7f, 0]])),
+    ...section(3, vec([[0], [0], [1]])),
     ...section(5, vec([[0, 1]])),
-    ...section(7, vec([[...str('memory'), 2, 0], [...str('blocks'), 0, 0]])),
-    ...section(10, vec([[...uleb(code.length), ...code]])),
+    ...section(7, vec([[...str('memory'), 2, 0], [...str('blocks'), 0, 0], [...str('mix'), 0, 1], [...str('fin'), 0, 2]])),
+    ...section(10, vec([[...uleb(code.length), ...code], [...uleb(mixCode.length), ...mixCode], [...uleb(finCode.length), ...finCode]])),
     ...section(11, vec([[0, ...c(LAYOUT.K), ...end, ...uleb(kBytes.length), ...kBytes]])),
   ]);
 }
@@ -141,10 +212,22 @@ export function sha256WasmSource() {
   const bytes = [...sha256WasmBytes()];
   const lines = [];
   for (let i = 0; i < bytes.length; i += 40) lines.push(`  ${bytes.slice(i, i + 40).join(', ')},`);
+  const hex = (n) => `0x${n.toString(16)}n`;
   return `// Generated by scripts/gen-sha256-wasm.mjs: do not edit (test/hash.test.ts checks it is current).
 // The SHA-256 compression function as a WebAssembly module: blocks(p, n) runs n 64-byte blocks
 // at byte p of its memory over the state H (8 words at ${LAYOUT.H}); K at ${LAYOUT.K}, W at ${LAYOUT.W}, input from ${LAYOUT.INPUT}.
+// With it the content digest's functions (docs/adr/0088): mix(p, n) runs n stripes of ${DIGEST.STRIPE} bytes
+// at p into two 64-bit lanes at 0 and 8, fin(len) turns the lanes into the digest's two words there.
 export const SHA256_WASM_INPUT = ${LAYOUT.INPUT};
+/** The digest's constants, for its JavaScript twin (src/core/hash.ts). */
+export const DIGEST = {
+  seedA: ${hex(DIGEST.SEED_A)},
+  seedB: ${hex(DIGEST.SEED_B)},
+  a: [${hex(DIGEST.A[0])}, ${DIGEST.A[1]}n, ${hex(DIGEST.A[2])}],
+  b: [${hex(DIGEST.B[0])}, ${DIGEST.B[1]}n, ${hex(DIGEST.B[2])}],
+  p5: ${hex(DIGEST.P5)},
+  stripe: ${DIGEST.STRIPE},
+} as const;
 export const SHA256_WASM = [
 ${lines.join('\n')}
 ];

@@ -1,14 +1,15 @@
 // SHA-256 (src/core/hash.ts): the WebAssembly compression function and the JavaScript one (where
 // WebAssembly is missing) agree with node:crypto on every length around block borders, across
 // the module's 64 KiB input chunks, and on large, multi-byte input; the module's bytes are the
-// ones scripts/gen-sha256-wasm.mjs assembles.
+// ones scripts/gen-sha256-wasm.mjs assembles. The content digest (docs/adr/0088): the module and
+// its JavaScript twin agree, and its values are pinned (items.v2.idx holds them).
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
-import { adoptNativeSha256, sha256Hex as hashHex, sha256, sha256Js, pureSha256Hex as sha256Hex } from '../src/core/hash.ts';
+import { adoptNativeSha256, contentDigest, contentDigestJs, sha256Hex as hashHex, sha256, sha256Js, pureSha256Hex as sha256Hex } from '../src/core/hash.ts';
 import { SHA256_WASM } from '../src/core/sha256-wasm.ts';
 import { ROOT } from './helpers.ts';
 
@@ -75,11 +76,42 @@ test('a text and more after it hash as the two joined, in place, past the room a
   }
 });
 
+test('the content digest: the module and its JavaScript twin agree around stripes, the room and past it; fixed vectors; one changed byte changes it', () => {
+  const twin = (head: string, text: string): string => contentDigestJs(Buffer.from(head + text, 'utf8'));
+  const chars = ['a', 'é', '道', '🀄'];
+  for (let n = 0; n <= 200; n++) {
+    const t = Array.from({ length: n }, (_, i) => chars[(i * 5 + n) % (n % 3 === 0 ? 1 : 4)]).join('');
+    assert.equal(contentDigest('["user"]', t), twin('["user"]', t), `length ${n}`);
+  }
+  // The room is 64,512 bytes (2,016 stripes of 32); 21,504 characters need no measuring.
+  for (const n of [21_504, 21_505, 64_480, 64_511, 64_512, 64_513, 64_544, 129_024, 129_025, 200_001]) {
+    for (const t of ['x'.repeat(n), `${'x'.repeat(n - 1)}é`, 'é'.repeat(n >> 1), `${'x'.repeat(n - 2)}🀄`]) assert.equal(contentDigest('[]', t), twin('[]', t), `length ${t.length}`);
+  }
+  // items.v2.idx holds these digests: a change of the function must be a new file (docs/adr/0088).
+  assert.equal(contentDigest('', ''), '37af3c4390c7c380ae0deaa4acdd1cc1');
+  assert.equal(contentDigest('["user","message"]', 'hello 😀 world'), 'a6db669799f83ff4e8ab8e0c270c3a82');
+  // Nothing of one digest stays for the next, and the head and the text are one input.
+  const first = contentDigest('[1]', 'short');
+  contentDigest('[]', 'y'.repeat(100_000));
+  contentDigest('[]', 'y'.repeat(40_000));
+  assert.equal(contentDigest('[1]', 'short'), first);
+  assert.equal(contentDigest('[1]', 'ab'), contentDigest('[1]a', 'b'));
+  const base = Buffer.from(randomBytes(300).toString('base64'));
+  const seen = new Set([contentDigest('', base.toString())]);
+  for (let i = 0; i < base.length; i++) {
+    const b = Buffer.from(base);
+    b[i] ^= 1;
+    seen.add(contentDigest('', b.toString()));
+  }
+  seen.add(contentDigest('', `${base.toString()}\u0000`));
+  assert.equal(seen.size, base.length + 2);
+});
+
 test('src/core/sha256-wasm.ts is what scripts/gen-sha256-wasm.mjs writes, and a valid module', async () => {
   const gen: { sha256WasmSource: () => string } = await import(pathToFileURL(join(ROOT, 'scripts/gen-sha256-wasm.mjs')).href);
   assert.equal(fs.readFileSync(join(ROOT, 'src/core/sha256-wasm.ts'), 'utf8'), gen.sha256WasmSource());
   const { exports } = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(SHA256_WASM)));
-  assert.deepEqual(Object.keys(exports).sort(), ['blocks', 'memory']);
+  assert.deepEqual(Object.keys(exports).sort(), ['blocks', 'fin', 'memory', 'mix']);
 });
 
 // Last: it swaps the process's implementation for node:crypto's.

@@ -244,7 +244,7 @@ test("a fresh session has no manifest.json or .verified: its first reader and it
   const dir = join(bh, 'sessions', claude.id);
   for (const d of [dir, join(bh, 'sessions', codex.id)]) {
     for (const f of ['.verified', 'manifest.json', 'context.md', '.mutex']) assert.equal(fs.existsSync(join(d, f)), false, `${f} in ${d}`);
-    assert.ok(fs.existsSync(join(d, 'transcripts', 'items.idx')) && fs.existsSync(join(d, 'transcripts', 'recent.json')));
+    assert.ok(fs.existsSync(join(d, 'transcripts', 'items.v2.idx')) && fs.existsSync(join(d, 'transcripts', 'recent.json')));
   }
   // A reader (session show) rebuilds the manifest from the log, and says it did (WS202).
   const show = run(['--json', 'session', 'show', codex.id]);

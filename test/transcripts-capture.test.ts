@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { RawItem } from '../src/core/transcript.ts';
+import { sha256Hex } from '../src/core/hash.ts';
+import { type RawItem, itemKey } from '../src/core/transcript.ts';
 import { type CaptureRequest, captureOnce, readRecent, sessionCursors } from '../src/transcripts/capture.ts';
 import { type JsonlReader, SkipLine } from '../src/transcripts/types.ts';
 import { FsStore } from '../src/store/store.ts';
@@ -82,7 +83,7 @@ test('each item once: a second capture, a deleted cursor and a deleted item inde
   const r3 = captureOnce(w.req());
   assert.equal(r3.appended, 0);
   assert.equal(r3.duplicates, 2);
-  fs.unlinkSync(join(dir, 'items.idx'));
+  fs.unlinkSync(join(dir, 'items.v2.idx'));
   for (const n of fs.readdirSync(dir)) if (n.endsWith('.cursor.json')) fs.unlinkSync(join(dir, n));
   assert.equal(captureOnce(w.req()).appended, 0);
   const items = w.items();
@@ -224,12 +225,37 @@ test('secrets are redacted and long texts cut before the write; files made works
   );
 });
 
-test('items.idx: lines it lost are written back from the log once, a torn last line does not join the next one', () => {
+test('a session captured before the content digest (items.idx of SHA-256 digests): nothing captured again, the old file removed', () => {
+  const w = world();
+  fs.writeFileSync(w.file, line({ id: 'a', text: 'one' }) + line({ id: 'b', text: 'two', tool: { name: 'Read', call_id: 'c1', input: { path: 'x' } } }));
+  assert.equal(captureOnce(w.req()).appended, 2);
+  const dir = join(w.home, 'sessions', 's1', 'transcripts');
+  // What the version before docs/adr/0088 left: its index, with its digests, and no new one.
+  const old = w
+    .items()
+    .map((e) => {
+      const p = e.payload;
+      const digest = sha256Hex(JSON.stringify([p.role, p.kind, p.text, p.truncated ?? null, p.tool ?? null, p.files ?? null, p.model ?? null, p.usage ?? null])).slice(0, 32);
+      return `${itemKey(p)} ${digest} ${e.seq}\n`;
+    })
+    .join('');
+  const logBytes = fs.statSync(join(w.home, 'sessions', 's1', 'events.jsonl')).size;
+  fs.writeFileSync(join(dir, 'items.idx'), `${old}@ ${logBytes}\n`);
+  fs.unlinkSync(join(dir, 'items.v2.idx'));
+  for (const n of fs.readdirSync(dir)) if (n.endsWith('.cursor.json')) fs.unlinkSync(join(dir, n));
+  const again = captureOnce(w.req());
+  assert.deepEqual([again.appended, again.duplicates, again.superseded], [0, 2, 0]);
+  assert.equal(w.items().length, 2);
+  assert.ok(!fs.existsSync(join(dir, 'items.idx')));
+  assert.equal(fs.readFileSync(join(dir, 'items.v2.idx'), 'utf8').split('\n').filter((l) => /^[0-9a-f]{32} [0-9a-f]{32} \d+$/.test(l)).length, 2);
+});
+
+test('items.v2.idx: lines it lost are written back from the log once, a torn last line does not join the next one', () => {
   const w = world();
   fs.writeFileSync(w.file, line({ id: 'a', text: 'one' }) + line({ id: 'b', text: 'two' }));
   assert.equal(captureOnce(w.req()).appended, 2);
   const dir = join(w.home, 'sessions', 's1', 'transcripts');
-  const idxFile = join(dir, 'items.idx');
+  const idxFile = join(dir, 'items.v2.idx');
   const full = fs.readFileSync(idxFile, 'utf8');
   // A crash lost the index's lines (they are not fsync'd) and left half a line.
   fs.writeFileSync(idxFile, full.slice(0, 20));
@@ -253,7 +279,7 @@ test('items.idx: lines it lost are written back from the log once, a torn last l
   );
 });
 
-test('items.idx: the last record of a key is its current one (a changed item supersedes the newest)', () => {
+test('items.v2.idx: the last record of a key is its current one (a changed item supersedes the newest)', () => {
   const w = world();
   fs.writeFileSync(w.file, line({ id: 'a', text: 'v1' }));
   captureOnce(w.req());

@@ -3,7 +3,7 @@
 // path. A reader (src/transcripts/<agent>.ts) turns the agent's own lines into RawItems; boundItem
 // redacts and bounds them into the payload; itemDigest says whether two records of one item hold
 // the same content (idempotence: the same content is never appended twice).
-import { sha256Hex } from './hash.ts';
+import { contentDigest, sha256Hex } from './hash.ts';
 import { redactText, redactValue } from './redact.ts';
 
 export const TRANSCRIPT_AGENTS = ['claude', 'codex', 'gemini', 'qwen', 'copilot', 'droid', 'opencode', 'kilo', 'pi'] as const;
@@ -236,9 +236,14 @@ export function itemKey(item: Pick<TranscriptItem, 'agent' | 'agent_session' | '
   return sha256Hex(`${item.agent}\u0000${item.agent_session}\u0000${item.item_id}`).slice(0, 32);
 }
 
-/** The digest of an item's content (everything but `supersedes` and `at`): equal digests are the same item, never appended twice. */
+/**
+ * The digest of an item's content (everything but `supersedes` and `at`): equal digests are the
+ * same item, never appended twice. The fields but the text as one JSON array (which delimits
+ * itself), then the text, through contentDigest (docs/adr/0088): the text is neither copied into
+ * a JSON string nor run through SHA-256, which a capture's short-lived process pays ~4 M
+ * instructions for. The fields are read one by one: a rest copy of the item (`{ supersedes,
+ * ...rest }`) is made in V8's runtime, ~50 k instructions an item (docs/adr/0083).
+ */
 export function itemDigest(item: TranscriptItem): string {
-  // The fields read one by one: a rest copy of the item (`{ supersedes, ...rest }`) is made in
-  // V8's runtime, ~50 k instructions an item (docs/adr/0083).
-  return sha256Hex(JSON.stringify([item.role, item.kind, item.text, item.truncated ?? null, item.tool ?? null, item.files ?? null, item.model ?? null, item.usage ?? null])).slice(0, 32);
+  return contentDigest(JSON.stringify([item.role, item.kind, item.truncated ?? null, item.tool ?? null, item.files ?? null, item.model ?? null, item.usage ?? null]), item.text);
 }

@@ -8,7 +8,7 @@
 // The table is made when a capture asks for it, of named imports: `import * as` would make every
 // prompt hook build seven namespace objects of getters at load (~0.6 M instructions; docs/adr/0079).
 // Keys are paths from the repository's root, one per line.
-import { adoptNativeSha256, pureSha256Hex, sha256, sha256Hex, sha256Js } from '../core/hash.ts';
+import { adoptNativeSha256, contentDigest, contentDigestJs, pureSha256Hex, sha256, sha256Hex, sha256Js } from '../core/hash.ts';
 import { CHUNK_CHARS, LEAD_REACH, PEM_MAX_CHARS, REDACTED, RULES, keyInProse, newAhead, redactDefault, redactText, redactValue, userPattern } from '../core/redact.ts';
 import { ISO_SECONDS_RE, isoMillis, isoSeconds, systemClock } from '../core/time.ts';
 import { gemini, stripHookContext } from '../providers/gemini.ts';
@@ -41,7 +41,7 @@ export const SHARED_MODULES_SLOT = Symbol.for('baton.hook-modules');
 /** Each shared module's exports, by the module's path (every export: the build checks). */
 export function sharedModules(): Record<string, Record<string, unknown>> {
   return {
-    'src/core/hash.ts': { adoptNativeSha256, pureSha256Hex, sha256, sha256Hex, sha256Js },
+    'src/core/hash.ts': { adoptNativeSha256, contentDigest, contentDigestJs, pureSha256Hex, sha256, sha256Hex, sha256Js },
     'src/core/redact.ts': { CHUNK_CHARS, LEAD_REACH, PEM_MAX_CHARS, REDACTED, RULES, keyInProse, newAhead, redactDefault, redactText, redactValue, userPattern },
     'src/core/time.ts': { ISO_SECONDS_RE, isoMillis, isoSeconds, systemClock },
     'src/providers/gemini.ts': { gemini, stripHookContext },

@@ -29,7 +29,13 @@ export const MAX_DOCUMENT_BYTES = 32 * 1024 * 1024;
 /** Items per append (one write, one fsync); an import of a long session makes several. */
 const APPEND_BATCH = 512;
 export const HEAD_BYTES = 4096;
-export const INDEX_FILE = 'items.idx';
+/**
+ * `<key> <digest> <seq>` per stored item (loadItemIndex). Its digests are contentDigest's since
+ * docs/adr/0088; the file of SHA-256 digests before it, items.idx, is removed when this one is
+ * first built (from the log, as after any loss), never read: its digests would not compare.
+ */
+export const INDEX_FILE = 'items.v2.idx';
+const OLD_INDEX_FILE = 'items.idx';
 export const RECENT_FILE = 'recent.json';
 
 export interface Cursor {
@@ -169,6 +175,8 @@ interface ItemIndex {
   rewrite: boolean;
   /** items.idx ends in a torn line (a crash mid-append): the next append starts on a line of its own. */
   torn: boolean;
+  /** There was no index file: built from the log now. */
+  absent: boolean;
 }
 
 /** The last complete line of `text` (up to `end`, a newline's index + 1) that starts with `prefix`; null when none. */
@@ -187,9 +195,9 @@ function lastLineStarting(text: string, prefix: string, end: number): string | n
  * map. The last line of a key is its current record. Caller holds the mutex.
  */
 function loadItemIndex(sessionDir: string, wanted: ReadonlySet<string>): ItemIndex {
-  const idx: ItemIndex = { byKey: new Map(), missing: [], rewrite: false, torn: false };
   let logBytes = 0;
   const b = readFileOrNull(join(sessionDir, TRANSCRIPTS_DIR, INDEX_FILE));
+  const idx: ItemIndex = { byKey: new Map(), missing: [], rewrite: false, torn: false, absent: b === null };
   if (b) {
     // ASCII only (hex keys and digests, digits): latin1 is the cheapest decoding.
     const text = b.toString('latin1');
@@ -499,6 +507,11 @@ function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: Transc
       freshDigests.push(digest);
     }
     const idxPath = join(tdir, INDEX_FILE);
+    if (idx.absent) {
+      try {
+        fs.unlinkSync(join(tdir, OLD_INDEX_FILE));
+      } catch {}
+    }
     // Lines of the log's items items.idx lacked go back in first (a lost line is found once, not on every run).
     let pending = `${idx.torn ? '\n' : ''}${idx.missing.join('')}`;
     if (idx.rewrite) {
