@@ -301,6 +301,41 @@ test('items.v2.idx: the last record of a key is its current one (a changed item 
   assert.equal(items[3].payload.supersedes, items[1].seq);
 });
 
+test('recent.json is rewritten in place and checks itself: a mixed one is no projection (rebuilt from the log); one without a check, and a cursor checked with SHA-256, as earlier versions wrote them, still read', () => {
+  const w = world();
+  fs.writeFileSync(w.file, line({ id: 'a', role: 'user', text: 'one' }) + line({ id: 'b', text: 'two' }));
+  captureOnce(w.req());
+  const sdir = join(w.home, 'sessions', 's1');
+  const rfile = join(sdir, 'transcripts', 'recent.json');
+  const ino = fs.statSync(rfile).ino;
+  const good = fs.readFileSync(rfile, 'utf8');
+  assert.match(good, /,"check":"[0-9a-f]{16}"\}\n$/);
+  assert.equal(readRecent(sdir)?.items, 2);
+  // Old and new bytes mixed (it parses; the check says no): no projection, and the next capture rebuilds it from the log.
+  fs.writeFileSync(rfile, good.replace('"items":2', '"items":9'));
+  assert.equal(readRecent(sdir), null);
+  fs.appendFileSync(w.file, line({ id: 'c', text: 'three' }));
+  assert.equal(captureOnce(w.req()).appended, 1);
+  assert.equal(readRecent(sdir)?.items, 3);
+  assert.deepEqual(
+    readRecent(sdir)?.assistants.map((l) => l.text),
+    ['two', 'three'],
+  );
+  assert.equal(fs.statSync(rfile).ino, ino, 'rewritten in place, not replaced');
+  // What earlier versions wrote: recent.json without a check, a cursor whose check is SHA-256's.
+  const { check: _c, ...plain } = JSON.parse(fs.readFileSync(rfile, 'utf8'));
+  fs.writeFileSync(rfile, `${JSON.stringify(plain)}\n`);
+  assert.equal(readRecent(sdir)?.items, 3);
+  const tdir = join(sdir, 'transcripts');
+  const cfile = join(tdir, fs.readdirSync(tdir).find((n) => n.endsWith('.cursor.json')) as string);
+  const { check: _k, ...cursor } = JSON.parse(fs.readFileSync(cfile, 'utf8'));
+  const body = JSON.stringify(cursor);
+  fs.writeFileSync(cfile, `${body.slice(0, -1)},"check":"${sha256Hex(body).slice(0, 16)}"}\n`);
+  assert.equal(sessionCursors(sdir)[0]?.offset, cursor.offset);
+  fs.writeFileSync(cfile, `${body.slice(0, -1)},"check":"${sha256Hex(`${body} `).slice(0, 16)}"}\n`);
+  assert.equal(sessionCursors(sdir).length, 0);
+});
+
 test('the cursor rewritten in place: a mixed or torn one fails its check and the file is read again, each item once', () => {
   const w = world();
   fs.writeFileSync(w.file, line({ id: 'a', text: 'one' }) + line({ id: 'b', text: 'two' }));

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import { isoMillis } from '../core/time.ts';
 import type { RefNow } from '../store/refs.ts';
-import { FILE_MODE, ensureSubdir, readFileOrNull } from '../store/fsutil.ts';
+import { FILE_MODE, ensureSubdir, parseSelfChecked, readFileOrNull } from '../store/fsutil.ts';
 import type { Recent, RecentLine } from '../transcripts/capture.ts';
 
 /** The handoff's environment variable, set by `baton continue --in` in the agent it starts. */
@@ -77,13 +77,8 @@ export function parseHandoffSpec(value: string): HandoffSpec {
 /** The session's recent projection, or null when it has none (no item captured yet) or it is unreadable. */
 export function readRecentProjection(sessionDir: string): Recent | null {
   const b = readFileOrNull(join(sessionDir, RECENT_PATH));
-  if (!b) return null;
-  try {
-    const r = JSON.parse(b.toString('utf8')) as Recent;
-    return r?.v === 1 && Array.isArray(r.users) && Array.isArray(r.assistants) && Array.isArray(r.files) ? r : null;
-  } catch {
-    return null;
-  }
+  const r = b && (parseSelfChecked(b.toString('utf8')) as unknown as Recent | null);
+  return r?.v === 1 && Array.isArray(r.users) && Array.isArray(r.assistants) && Array.isArray(r.files) ? r : null;
 }
 
 /** An episode id (`<provider>-<base36 ms>-<4 base36>`) carries the time it was opened. */

@@ -31,6 +31,8 @@ import {
   uniqueTempName,
   writeFileAtomic,
   writeInPlace,
+  parseSelfChecked,
+  selfCheckedText,
 } from '../store/fsutil.ts';
 import { LOG_FILE, appendLocked, appendVerifiedLines, foldFacts, forkAside, quarantineTail, readAllEvents, readFirstEvent, scanLog, verifiedTail } from '../store/log.ts';
 import { TRANSCRIPTS_DIR, cursorPath, transcriptMayHaveNew } from '../transcripts/cursor-file.ts';
@@ -58,6 +60,8 @@ export function sharedModules(): Record<string, Record<string, unknown>> {
       readFdBytes,
       readFileBytes,
       readFileOrNull,
+      parseSelfChecked,
+      selfCheckedText,
       refuseLink,
       sweepFolder,
       sweepStaleTemps,

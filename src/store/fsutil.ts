@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { join } from '../core/path.ts';
 import { errnoError, fail } from '../core/errors.ts';
+import { contentDigest, sha256Hex } from '../core/hash.ts';
 
 export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
@@ -253,6 +254,41 @@ export function writeInPlace(path: string, text: string): void {
     while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off, off);
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/**
+ * A JSON object's text ending in a digest of everything before it (`"check"`), for a file
+ * rewritten in place (writeInPlace): a reader racing the write, or a crash in it, may meet old
+ * and new bytes mixed, which could parse; the check makes such a mix no value at all. The
+ * digest is contentDigest's (docs/adr/0088): a capture rewrites a ~12 KB cursor, whose SHA-256
+ * cost it ~1.6 M instructions to write and as much to read.
+ */
+export function selfCheckedText(value: object): string {
+  const body = JSON.stringify(value);
+  return `${body.slice(0, -1)},"check":"${contentDigest('', body).slice(0, 16)}"}\n`;
+}
+
+const CHECK_RE = /,"check":"([0-9a-f]{16})"\}\s*$/;
+
+/**
+ * The object of a selfCheckedText, without its `check`; null when it does not parse or its
+ * check fails. A text without a check was written whole (by a rename, by an earlier baton) and
+ * is taken as it parses; a check of SHA-256, as versions before docs/adr/0088 wrote, still counts.
+ */
+export function parseSelfChecked(text: string): Record<string, unknown> | null {
+  try {
+    const m = CHECK_RE.exec(text);
+    if (m) {
+      const body = `${text.slice(0, m.index)}}`;
+      if (contentDigest('', body).slice(0, 16) !== m[1] && sha256Hex(body).slice(0, 16) !== m[1]) return null;
+    }
+    const v = JSON.parse(text) as Record<string, unknown> | null;
+    if (v === null || typeof v !== 'object') return null;
+    delete v.check;
+    return v;
+  } catch {
+    return null;
   }
 }
 

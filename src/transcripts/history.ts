@@ -25,7 +25,7 @@ import type { Workspace } from '../core/session.ts';
 import { isoMillis } from '../core/time.ts';
 import { type TranscriptAgent, type TranscriptItem, boundItem, itemDigest, itemKey } from '../core/transcript.ts';
 import { titleFromPrompt } from '../hooks/prompt.ts';
-import { FILE_MODE, appendDurable, ensureDir, fsyncDir, readFileOrNull, writeFileAtomic } from '../store/fsutil.ts';
+import { FILE_MODE, appendDurable, ensureDir, fsyncDir, readFileOrNull, selfCheckedText, writeFileAtomic } from '../store/fsutil.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
@@ -828,7 +828,7 @@ function importFresh(
     }
     appendDurable(join(tdir, INDEX_FILE), `${lines.join('')}@ ${logBytes}\n`, false);
     try {
-      writeNew(join(tdir, RECENT_FILE), `${JSON.stringify(foldRecent(emptyRecent(), all))}\n`);
+      writeNew(join(tdir, RECENT_FILE), selfCheckedText(foldRecent(emptyRecent(), all)));
     } catch {}
   };
   // What the session adds to the stats once it is in baton (not before: a lost rename adds
