@@ -17,7 +17,7 @@ export interface TranscriptRun {
 /**
  * Whether this process's capture is one to make the bundle's V8 code cache from (boot.ts asks
  * after the event): a capture that found its cursor, the path of every turn end but a
- * transcript's first. The first capture of a transcript (no cursor, no items.idx, recent.json
+ * transcript's first. The first capture of a transcript (no cursor, no items.v2.idx, recent.json
  * rebuilt) runs functions later ones never do and skips some they all run; a cache made from it
  * is larger (more to deserialize on every capture) and lacks functions every later capture then
  * compiles lazily. Measured (perf stat task-clock, interleaved, 27 pairs of steady Stops): ~3 ms

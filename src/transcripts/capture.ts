@@ -3,7 +3,7 @@
 // and is only ever read (opened O_RDONLY, never locked, written, renamed or touched); the log
 // is the truth of what baton holds. Per (session, agent session, file) a cursor says how far
 // the file was read and what it was (inode, a digest of its head), so a crash, a truncated or
-// a rewritten file means reading again, and `items.idx` (key → content digest → seq, rebuilt
+// a rewritten file means reading again, and `items.v2.idx` (key → content digest → seq, rebuilt
 // from the log when missing or behind it) means an item is appended once whoever captures it:
 // the same content is dropped, changed content is appended with `supersedes`. A crash between
 // the append and the cursor's write only makes the next run read those lines again.
@@ -150,11 +150,11 @@ export function insideStore(path: string, roots: readonly string[]): string | nu
 interface ItemIndex {
   /** The stored digest and seq of each wanted key that is stored. */
   byKey: Map<string, { digest: string; seq: number }>;
-  /** Lines of items the log holds and items.idx did not (lost lines, a missing file): written back with the next lines. */
+  /** Lines of items the log holds and items.v2.idx did not (lost lines, a missing file): written back with the next lines. */
   missing: string[];
-  /** items.idx no longer describes the log (the log was replaced): rewritten whole, not appended to. */
+  /** items.v2.idx no longer describes the log (the log was replaced): rewritten whole, not appended to. */
   rewrite: boolean;
-  /** items.idx ends in a torn line (a crash mid-append): the next append starts on a line of its own. */
+  /** items.v2.idx ends in a torn line (a crash mid-append): the next append starts on a line of its own. */
   torn: boolean;
   /** There was no index file: built from the log now. */
   absent: boolean;
@@ -170,7 +170,7 @@ function lastLineStarting(text: string, prefix: string, end: number): string | n
 }
 
 /**
- * What items.idx (`<key> <digest> <seq>` per stored item, `@ <log bytes>` after each batch) and
+ * What items.v2.idx (`<key> <digest> <seq>` per stored item, `@ <log bytes>` after each batch) and
  * the log past it say of the `wanted` keys only: a capture of a few items in a session of
  * 100,000 looks each key up (native string searches) instead of reading every line into a
  * map. The last line of a key is its current record. Caller holds the mutex.
@@ -420,7 +420,7 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
   ensureDir(join(sessionDir, TRANSCRIPTS_DIR));
   // In place, not by a rename: a rename over the old cursor makes ext4 flush it (~1 ms of every
   // capture). A torn cursor (a crash mid-write, a reader racing the write) fails its check and
-  // means reading the file again from its start, each item dropped by items.idx: never a lost item.
+  // means reading the file again from its start, each item dropped by items.v2.idx: never a lost item.
   writeInPlace(cfile, cursorText(cursor));
   return result;
 }
@@ -449,7 +449,7 @@ export function captureEntries(req: Omit<CaptureRequest, 'path' | 'budget'>, ent
   return result;
 }
 
-/** Appends the items not yet stored (idempotence by items.idx), under the session mutex, and the recent projection. */
+/** Appends the items not yet stored (idempotence by items.v2.idx), under the session mutex, and the recent projection. */
 function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: TranscriptItem[], result: CaptureResult, meta: ParseState['meta']): void {
   const creating = req.createWith && !req.store.exists(req.sessionId) ? req.createWith(meta) : null;
   if (creating) req.store.prepareSession(req.sessionId);
@@ -493,7 +493,7 @@ function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: Transc
         fs.unlinkSync(join(tdir, OLD_INDEX_FILE));
       } catch {}
     }
-    // Lines of the log's items items.idx lacked go back in first (a lost line is found once, not on every run).
+    // Lines of the log's items items.v2.idx lacked go back in first (a lost line is found once, not on every run).
     let pending = `${idx.torn ? '\n' : ''}${idx.missing.join('')}`;
     if (idx.rewrite) {
       // Not fsync'd, like the appends below: a projection of the log.

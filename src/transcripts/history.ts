@@ -7,11 +7,11 @@
 // readdir and lstat; a database is read through a handle the caller opens on a private copy).
 // Who writes: capture.ts's engine, the one the hooks use, into the session named by the agent's
 // own session id (the id the hooks use), so an import and a later hook capture are one session
-// with no item twice (items.idx, under the session mutex: two imports at once are safe too).
+// with no item twice (items.v2.idx, under the session mutex: two imports at once are safe too).
 // A session not yet in baton (files up to FRESH_MAX_BYTES) is written here instead, in one
 // append: session.created, then per run of the agent (meta.runs; one run for the import where
 // the reader tells none) episode.opened, its items, episode.closed; then, in the capture
-// engine's formats, items.idx and recent.json under the same mutex hold, the manifest, and the
+// engine's formats, items.v2.idx and recent.json under the same mutex hold, the manifest, and the
 // cursors last (ADR 0073). Anything unusual hands the session to the capture engine unwritten.
 // What a crash leaves: items appended (fsync'd) before the cursor says so; the next run reads
 // from the cursor again and idempotence drops what is already there. A session is listed as
@@ -733,7 +733,7 @@ export function importEpisodeId(agent: string, agentSession: string, path: strin
 function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: Writer): { inputs: EventInput[]; items: TranscriptItem[]; keys: Map<TranscriptItem, string>; episodes: number } {
   const inputs: EventInput[] = [];
   const items: TranscriptItem[] = [];
-  // Each item's items.idx line body (`<key> <digest>`), computed once.
+  // Each item's items.v2.idx line body (`<key> <digest>`), computed once.
   const keys = new Map<TranscriptItem, string>();
   let episodes = 0;
   const seen = new Map<string, { digest: string; at: number }>();
@@ -790,7 +790,7 @@ function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: W
 /**
  * A session not yet in baton, imported in one append: session.created, then per run of the
  * agent an episode.opened, the run's items and an episode.closed (one write, one fsync); then
- * the capture engine's projections (items.idx, recent.json, under the mutex) and, last, each
+ * the capture engine's projections (items.v2.idx, recent.json, under the mutex) and, last, each
  * file's cursor, so "complete" still follows durability. False when it wrote nothing and the
  * capture engine should take the session (it appeared meanwhile, a file is out of the
  * ordinary, or there is nothing to hold).
