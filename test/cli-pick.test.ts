@@ -225,7 +225,8 @@ test('Enter with --print prints the chosen id and its continue command, and the 
   t.type('retry');
   await t.waitFor((x) => /^filter> retry +1\/3/.test(x), 'the filter');
   t.keys('Enter');
-  const s = await t.waitFor((x) => /^exit=\d+$/m.test(x), 'the command to end');
+  // The shell's next prompt, not just the echo: the shell prints the two separately.
+  const s = await t.waitFor((x) => /^exit=\d+ *\n\$/m.test(x), 'the command to end and the prompt');
   const want = ['$ echo before-pick', 'before-pick', `$ ${run} pick --print; echo "exit=$?"`, st.ids.retry, `baton continue ${st.ids.retry}`, 'exit=0', '$'];
   assert.deepEqual(lines(s), want);
   assert.equal(t.info('#{alternate_on}'), '0');
