@@ -269,7 +269,7 @@ test('Esc and Ctrl-C leave the terminal exactly as it was: the shell prompt, no 
     t.type('cache');
     await t.waitFor((x) => x.startsWith('filter> cache'), 'the filter');
     t.keys(key);
-    const s = await t.waitFor((x) => /^exit=\d+$/m.test(x), `the command to end on ${key}`);
+    const s = await t.waitFor((x) => /^exit=\d+ *\n\$/m.test(x), `the command to end and the prompt on ${key}`);
     assert.deepEqual(lines(s), ['$ echo before-pick', 'before-pick', `$ ${run} pick; echo "exit=$?"`, 'exit=130', '$'], key);
     assert.equal(t.info('#{alternate_on}'), '0');
     assert.equal(t.info('#{cursor_flag}'), '1');
