@@ -6,7 +6,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { hostName, nodeOs } from '../src/core/host.ts';
-import { isoMillis, isoSeconds } from '../src/core/time.ts';
+import { isoMillis, isoSeconds, touchedAfter } from '../src/core/time.ts';
 import { decodeUtf8Strict } from '../src/core/utf8.ts';
 import { readFdBytes, readFileBytes, readFileOrNull, writeFileAtomic } from '../src/store/fsutil.ts';
 
@@ -119,4 +119,17 @@ test('writeFileAtomic reads back through its own descriptor: verify gets the byt
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('touchedAfter: an event counts at its ts, one recorded after the fact at its `at`, never past its ts and never moving back', () => {
+  const ts = '2026-12-05T10:00:00.000Z';
+  assert.equal(touchedAfter('', { ts, payload: {} }), ts);
+  assert.equal(touchedAfter('2026-12-06T00:00:00.000Z', { ts, payload: {} }), ts, 'an event without `at` is the last touch, as before');
+  assert.equal(touchedAfter('', { ts, payload: { at: '2026-12-01T08:00:00.000Z' } }), '2026-12-01T08:00:00.000Z');
+  assert.equal(touchedAfter('2026-12-02T00:00:00.000Z', { ts, payload: { at: '2026-12-01T08:00:00.000Z' } }), '2026-12-02T00:00:00.000Z', 'an earlier `at` does not move it back');
+  assert.equal(touchedAfter('', { ts, payload: { at: '2027-01-01T00:00:00.000Z' } }), ts, 'an `at` past its ts counts at its ts');
+  for (const bad of ['2026-12-01', '2026-12-01T08:00:00Z', 'yesterday, 24 characters', 42, null]) {
+    assert.equal(touchedAfter('', { ts, payload: { at: bad } }), ts, String(bad));
+  }
+  assert.equal(touchedAfter('', { ts, payload: null }), ts);
 });

@@ -65,6 +65,8 @@ export type Event = (({
     workspace: Workspace | AnonymousWorkspace;
     allowed_runtimes: Runtime[];
     created_by: string;
+    /** when it happened, for an event recorded after the fact (history import): the agent's own time; the session's last activity counts it, never past ts */
+    at?: IsoMillis;
   };
   h: ChainHash;
 }) | ({
@@ -280,6 +282,8 @@ export type Event = (({
     context_file: string;
     transcript_path?: string;
     model?: string;
+    /** when it happened, for an event recorded after the fact (history import): the agent's own time; the session's last activity counts it, never past ts */
+    at?: IsoMillis;
   };
   h: ChainHash;
 }) | ({
@@ -294,6 +298,8 @@ export type Event = (({
     outcome: "closed" | "interrupted";
     duration_ms: number;
     prompts: number;
+    /** when it happened, for an event recorded after the fact (history import): the agent's own time; the session's last activity counts it, never past ts */
+    at?: IsoMillis;
   };
   h: ChainHash;
 }) | ({

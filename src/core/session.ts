@@ -1,6 +1,7 @@
 // What a session is, folded from its events: the one reading of the log that projections,
 // `show`, `list` and the index share. Pure: events in, a view out.
 import type { StoredEvent } from './events.ts';
+import { touchedAfter } from './time.ts';
 import { redactValue, userPattern } from './redact.ts';
 
 export interface Workspace {
@@ -75,7 +76,7 @@ export function foldEvent(v: SessionView, ev: StoredEvent): void {
   const p = ev.payload ?? {};
   v.last_seq = ev.seq;
   v.events++;
-  v.last_touched_at = ev.ts;
+  v.last_touched_at = touchedAfter(v.last_touched_at, ev);
   v.last_writer = ev.surface;
   switch (ev.type) {
     case 'session.imported':

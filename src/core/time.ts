@@ -44,3 +44,25 @@ export function isoSeconds(d: Date): string {
 }
 
 export const ISO_SECONDS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+/**
+ * A session's last activity after one more event (`last_touched_at` in the manifest, the index
+ * and the session view; docs/store.md). An event recorded after the fact says when it happened
+ * in its payload's `at` (a transcript item, and the session, episodes and items a history
+ * import writes): it counts at that time, never after its own `ts`, and never moves the
+ * activity back. Any other event counts at its `ts`. `prev` is '' before the first event.
+ */
+export function touchedAfter(prev: string, ev: { ts: string; payload?: Record<string, unknown> | null }): string {
+  const at = ev.payload?.at;
+  // The IsoMillis shape, by its fixed characters (no regular expression: the hook folds events too).
+  if (typeof at !== 'string' || at.length !== 24 || at[10] !== 'T' || at[23] !== 'Z' || at[19] !== '.') return ev.ts;
+  const t = at < ev.ts ? at : ev.ts;
+  return prev > t ? prev : t;
+}
+
+/** An agent's time as IsoMillis (any form Date.parse reads), or undefined when it gives none. */
+export function isoMillisOf(s: string | null | undefined): string | undefined {
+  if (!s) return undefined;
+  const t = Date.parse(s);
+  return Number.isFinite(t) ? isoMillis(new Date(t)) : undefined;
+}

@@ -116,6 +116,13 @@ CREATE TABLE text_pending (
     id: '0006_pointer_text',
     sql: 'SELECT 1;',
   },
+  {
+    // last_touched_at is the session's last activity: an event recorded after the fact (a
+    // transcript item, a history import's session and episodes) counts at its payload's `at`
+    // (core/time.ts, touchedAfter). An older index holds the import's own time: rebuilt.
+    id: '0007_activity_times',
+    sql: 'SELECT 1;',
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

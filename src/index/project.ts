@@ -4,6 +4,7 @@
 // so all three list the same thing. Field rules follow core/session.ts foldEvent.
 import type { StoredEvent } from '../core/events.ts';
 import { redactValue, userPattern } from '../core/redact.ts';
+import { touchedAfter } from '../core/time.ts';
 
 export interface OpenEpisode {
   episode: string;
@@ -127,7 +128,7 @@ export function projectEvent(row: SessionRow, ev: StoredEvent, lineStart: number
   row.events++;
   row.last_seq = ev.seq;
   row.last_h = ev.h;
-  row.last_touched_at = ev.ts;
+  row.last_touched_at = touchedAfter(row.last_touched_at, ev);
   row.line_start = lineStart;
   row.log_offset = lineEnd;
   switch (ev.type) {

@@ -50,6 +50,7 @@ export const EventPayloads = {
     workspace: z.union([Workspace, AnonymousWorkspace]),
     allowed_runtimes: z.array(Runtime),
     created_by: z.string().min(1),
+    at: IsoMillis.optional().meta({ description: 'when it happened, for an event recorded after the fact (history import): the agent\'s own time; the session\'s last activity counts it, never past ts' }),
   }),
   'session.imported': z.strictObject({
     origin_id: z.string().min(1),
@@ -124,6 +125,7 @@ export const EventPayloads = {
     context_file: z.string(),
     transcript_path: z.string().optional(),
     model: z.string().optional(),
+    at: IsoMillis.optional().meta({ description: 'when it happened, for an event recorded after the fact (history import): the agent\'s own time; the session\'s last activity counts it, never past ts' }),
   }),
   'episode.closed': z.strictObject({
     episode: z.string().min(1),
@@ -131,6 +133,7 @@ export const EventPayloads = {
     outcome: z.enum(['closed', 'interrupted']),
     duration_ms: NonNegInt,
     prompts: NonNegInt,
+    at: IsoMillis.optional().meta({ description: 'when it happened, for an event recorded after the fact (history import): the agent\'s own time; the session\'s last activity counts it, never past ts' }),
   }),
   'prompt.submitted': z.strictObject({
     episode: z.string().min(1).nullable(),

@@ -5,6 +5,7 @@ import { join } from '../core/path.ts';
 import type { StoredEvent } from '../core/events.ts';
 import { redactText } from '../core/redact.ts';
 import { type SessionView, type Workspace, presentText } from '../core/session.ts';
+import { touchedAfter } from '../core/time.ts';
 import { fileKey, readFileOrNull, writeFileAtomic } from './fsutil.ts';
 import { dropFd, heldFd } from './heldfd.ts';
 
@@ -50,7 +51,7 @@ export function patchManifest(m: Manifest, events: StoredEvent[], state: Manifes
     }
     out.status.last_event_seq = ev.seq;
     out.status.last_writer = ev.surface;
-    out.status.last_touched_at = ev.ts;
+    out.status.last_touched_at = touchedAfter(out.status.last_touched_at, ev);
   }
   out.status.state = events.some((e) => e.type === 'session.archived') ? 'archived' : state;
   return out;

@@ -54,6 +54,8 @@ export interface CreateOptions {
   /** Take the lease at creation (the CLI does; hooks don't). */
   leaseMs?: number | null;
   createdBy?: string;
+  /** When the session began, for one recorded after the fact (history import): session.created's `at`. */
+  at?: string;
 }
 
 export interface StoreOptions {
@@ -224,6 +226,7 @@ export class FsStore {
     payload.workspace = opts.workspace;
     payload.allowed_runtimes = opts.allowedRuntimes ?? DEFAULT_ALLOWED;
     payload.created_by = opts.createdBy ?? opts.writer.surface;
+    if (opts.at) payload.at = opts.at;
     return { type: 'session.created', surface: opts.writer.surface, actor: opts.writer.actor, payload };
   }
 
