@@ -275,3 +275,47 @@ test("a fresh session has no manifest.json or .verified: its first reader and it
   assert.equal(m.status.last_event_seq, v.json.last_seq);
   assert.deepEqual(m, new FsStore(bh).refreshProjections(claude.id));
 });
+
+test("an imported session's last activity is the agent's, not the import's: the list's order, the manifest and the index agree; a hook event moves it to now", () => {
+  const { home, bh, sessions, run } = setup();
+  const started = new Date().toISOString();
+  assert.equal(run(['history', 'import', '--all']).code, 0);
+  // What the agents recorded: the latest `at` among each session's events (all in the past).
+  const lastAt = (id: string): string =>
+    fs
+      .readFileSync(join(bh, 'sessions', id, 'events.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).payload.at as string | undefined)
+      .filter((t): t is string => !!t)
+      .sort()
+      .at(-1)!;
+  const expected = new Map(sessions.map((s) => [s.id, lastAt(s.id)]));
+  for (const s of sessions) {
+    assert.ok(expected.get(s.id)! < started, `${s.agent}: its transcript's times are before the import`);
+    assert.ok(createdEvent(bh, s.id).payload.at <= expected.get(s.id)!, `${s.agent}: session.created says when it began`);
+  }
+  const list = run(['--json', 'session', 'list', '--all']);
+  assert.equal(list.code, 0, list.stderr);
+  for (const x of list.json.sessions) assert.equal(x.last_touched_at, expected.get(x.id), `${x.id}: listed at the agent's last activity`);
+  // Newest first by that activity (ties by id), not in the order the import wrote them.
+  const order = [...expected].sort((a, b) => (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : a[0] < b[0] ? -1 : 1)).map(([id]) => id);
+  assert.deepEqual(
+    list.json.sessions.map((x: any) => x.id),
+    order,
+  );
+  // The manifest a reader builds from the log says the same.
+  const claude = sessions.find((s) => s.agent === 'claude')!;
+  const show = run(['--json', 'session', 'show', claude.id]);
+  assert.equal(show.code, 0, show.stderr);
+  assert.equal(show.json.manifest.status.last_touched_at, expected.get(claude.id));
+  // The session goes on in its agent: a hook's event counts at its own time, and it leads the list.
+  const payload = { session_id: claude.id, transcript_path: claude.path, cwd: '/home/u/proj', hook_event_name: 'UserPromptSubmit', prompt: 'And now the tests.' };
+  const hook = baton(['hook', 'claude', '--aspects', 'prompt'], { home: bh, env: agentEnv(home), input: JSON.stringify(payload) });
+  assert.equal(hook.code, 0, hook.stderr);
+  const after = run(['--json', 'session', 'list', '--all']);
+  assert.equal(after.json.sessions[0].id, claude.id);
+  assert.ok(after.json.sessions[0].last_touched_at >= started, after.json.sessions[0].last_touched_at);
+  const manifest = JSON.parse(fs.readFileSync(join(bh, 'sessions', claude.id, 'manifest.json'), 'utf8'));
+  assert.equal(manifest.status.last_touched_at, after.json.sessions[0].last_touched_at, 'the hook patched the manifest as the index folds the log');
+});

@@ -22,7 +22,7 @@ import type { EventInput, StoredEvent } from '../core/events.ts';
 import { sha256Hex } from '../core/hash.ts';
 import { isValidSessionId } from '../core/ids.ts';
 import type { Workspace } from '../core/session.ts';
-import { isoMillis } from '../core/time.ts';
+import { isoMillis, isoMillisOf } from '../core/time.ts';
 import { type TranscriptAgent, type TranscriptItem, boundItem, itemDigest, itemKey } from '../core/transcript.ts';
 import { titleFromPrompt } from '../hooks/prompt.ts';
 import { FILE_MODE, appendDurable, ensureDir, fsyncDir, readFileOrNull, selfCheckedText, writeFileAtomic } from '../store/fsutil.ts';
@@ -561,7 +561,8 @@ function createWithFor(reader: TranscriptReader, c: Candidate, opts: HistoryOpti
   const writer = importWriter(reader.agent);
   return (meta: SessionMeta) => {
     const title = titleFromPrompt(meta.firstPrompt ?? '') || (c.db?.session.title ? titleFromPrompt(c.db.session.title) : null) || `${reader.agent} ${id.slice(0, 8)}`;
-    return { title, workspace: workspaceOf(meta.cwd ?? c.db?.session.cwd, opts.readerEnv.home), writer, createdBy: `import:${reader.agent}` };
+    const at = isoMillisOf(meta.startedAt ?? c.db?.session.startedAt);
+    return { title, workspace: workspaceOf(meta.cwd ?? c.db?.session.cwd, opts.readerEnv.home), writer, createdBy: `import:${reader.agent}`, ...(at ? { at } : {}) };
   };
 }
 
@@ -741,12 +742,16 @@ function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: W
     const episode = importEpisodeId(agent, c.agentSession, f.ref.path, run);
     const payload: Record<string, unknown> = { episode, provider: agent, provider_session_id: c.agentSession, source: run.source, context_file: '', transcript_path: f.ref.path };
     if (model) payload.model = model;
+    const at = isoMillisOf(run.at);
+    if (at) payload.at = at;
     inputs.push({ type: 'episode.opened', surface: writer.surface, actor: writer.actor, payload });
     episodes++;
     return episode;
   };
   const close = (episode: string, run: RunMark): void => {
-    const payload = { episode, reason: run.ended ?? 'imported', outcome: 'closed', duration_ms: runDuration(run), prompts: run.prompts };
+    const payload: Record<string, unknown> = { episode, reason: run.ended ?? 'imported', outcome: 'closed', duration_ms: runDuration(run), prompts: run.prompts };
+    const at = isoMillisOf(run.last ?? run.at);
+    if (at) payload.at = at;
     inputs.push({ type: 'episode.closed', surface: writer.surface, actor: writer.actor, payload });
   };
   const push = (item: TranscriptItem): void => {
@@ -816,6 +821,8 @@ function importFresh(
   const { inputs, items, keys } = withEpisodes(reader.agent, c, files, writer);
   const id = c.agentSession;
   const createOpts = createWith(files[0].cursor.state.meta);
+  // A transcript that names no start time began with its first item.
+  if (!createOpts.at && items[0]?.at) createOpts.at = items[0].at;
   // Projections, as the capture engine keeps them (a lost one is rebuilt from the log).
   const projections = (dir: string, all: StoredEvent[]): void => {
     const tdir = join(dir, TRANSCRIPTS_DIR);
@@ -907,11 +914,16 @@ function importEpisodeOnce(store: FsStore, agent: string, id: string, dbPath: st
     if (!log || log.includes(`"episode":${JSON.stringify(episode)}`)) return [];
     const opened: Record<string, unknown> = { episode, provider: agent, provider_session_id: id, source: 'import', context_file: '' };
     if (r.meta.model) opened.model = r.meta.model;
+    const closed: Record<string, unknown> = { episode, reason: 'imported', outcome: 'closed', duration_ms: runDuration(run), prompts: 0 };
+    const openedAt = isoMillisOf(run.at);
+    const closedAt = isoMillisOf(run.last ?? run.at);
+    if (openedAt) opened.at = openedAt;
+    if (closedAt) closed.at = closedAt;
     return store.appendUnderMutex(
       id,
       [
         { type: 'episode.opened', surface: writer.surface, actor: writer.actor, payload: opened },
-        { type: 'episode.closed', surface: writer.surface, actor: writer.actor, payload: { episode, reason: 'imported', outcome: 'closed', duration_ms: runDuration(run), prompts: 0 } },
+        { type: 'episode.closed', surface: writer.surface, actor: writer.actor, payload: closed },
       ],
       writer,
     );
