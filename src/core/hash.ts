@@ -9,7 +9,7 @@
 // node:crypto's with adoptNativeSha256().
 import { DIGEST, SHA256_WASM, SHA256_WASM_INPUT } from './sha256-wasm.ts';
 
-const K = new Uint32Array([
+const K = /* @__PURE__ */ new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
   0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
   0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
@@ -18,7 +18,7 @@ const K = new Uint32Array([
   0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
 
-const W = new Uint32Array(64);
+const W = /* @__PURE__ */ new Uint32Array(64);
 
 function compress(h: Uint32Array, data: Uint8Array, off: number): void {
   for (let i = 0; i < 16; i++) {
@@ -224,7 +224,7 @@ export function sha256Js(input: Uint8Array): Uint8Array {
   return out;
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const HEX = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 type Hex = (data: string | Uint8Array, more?: string) => string;
 let impl: Hex = pureSha256Hex;
