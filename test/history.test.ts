@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { baton, batonAsync, tmpDir, treeHash } from './helpers.ts';
+import { listEpisodes } from '../src/ops/thread.ts';
 import { FsStore } from '../src/store/store.ts';
 import { agentEnv, assertOnce, assertUnchanged, createdEvent, fakeAgentStore, itemsOf, snapshot } from './history-helpers.ts';
 
@@ -318,4 +319,28 @@ test("an imported session's last activity is the agent's, not the import's: the 
   assert.ok(after.json.sessions[0].last_touched_at >= started, after.json.sessions[0].last_touched_at);
   const manifest = JSON.parse(fs.readFileSync(join(bh, 'sessions', claude.id, 'manifest.json'), 'utf8'));
   assert.equal(manifest.status.last_touched_at, after.json.sessions[0].last_touched_at, 'the hook patched the manifest as the index folds the log');
+});
+
+test("an imported session's log, episodes and search hits are dated when they happened, not when the import wrote them", () => {
+  const { bh, sessions, run } = setup();
+  const started = new Date().toISOString();
+  assert.equal(run(['history', 'import', '--all']).code, 0);
+  const claude = sessions.find((s) => s.agent === 'claude')!;
+  const log = run(['session', 'log', claude.id]);
+  assert.equal(log.code, 0, log.stderr);
+  const rows = log.stdout.split('\n').filter((l) => /^\s+\d+ {2}/.test(l));
+  const types = new Set(rows.map((l) => l.trim().split(/\s+/)[2]));
+  assert.ok(types.has('session.created') && types.has('episode.opened') && types.has('episode.closed'), [...types].join(' '));
+  for (const row of rows) assert.ok(row.trim().split(/\s+/)[1] < started, `dated before the import: ${row}`);
+  // The episodes as the app server reads them (thread/read, ops/thread.ts) carry the same times.
+  const episodes = listEpisodes(new FsStore(bh), claude.id);
+  assert.ok(episodes.length > 0);
+  for (const e of episodes) assert.ok(e.opened_at < started && e.closed_at! < started, JSON.stringify(e));
+  // A search hit on the session's title (its session.created) is dated at the agent's start.
+  const title = createdEvent(bh, claude.id).payload.title.split(' ')[0];
+  const found = run(['--json', 'search', '--all', title]);
+  assert.equal(found.code, 0, found.stderr);
+  assert.ok(found.json.hits.length > 0);
+  for (const h of found.json.hits) assert.ok(h.at < started, `${h.type} ${h.at}`);
+  assert.ok(found.json.hits.some((h: any) => h.type === 'session.created'), 'the title is a hit too');
 });

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
 import { type Actor, MAX_LINE_BYTES, type StoredEvent } from '../core/events.ts';
 import { emptyView, foldEvent, presentEvent } from '../core/session.ts';
+import { happenedAt } from '../core/time.ts';
 import { readInputBounded } from '../store/bounded-read.ts';
 import { LOG_FILE, scanLog } from '../store/log.ts';
 import { archiveSession, addArtifact, deleteSession, pruneSessions, redactSession, removeArtifact, verifySession } from '../store/operations.ts';
@@ -72,7 +73,7 @@ function itemLine(ev: StoredEvent): string {
 
 function eventLine(ev: StoredEvent): string {
   if (ev.type === 'transcript.item') return itemLine(ev);
-  return `${String(ev.seq).padStart(5)}  ${ev.ts}  ${ev.type.padEnd(18)}  ${ev.surface.padEnd(12)}  ${eventSummary(ev)}`;
+  return `${String(ev.seq).padStart(5)}  ${happenedAt(ev)}  ${ev.type.padEnd(18)}  ${ev.surface.padEnd(12)}  ${eventSummary(ev)}`;
 }
 
 export function registerSessionCommands(program: Command, globals: () => GlobalOptions): void {

@@ -1,7 +1,7 @@
 // What a session is, folded from its events: the one reading of the log that projections,
 // `show`, `list` and the index share. Pure: events in, a view out.
 import type { StoredEvent } from './events.ts';
-import { touchedAfter } from './time.ts';
+import { happenedAt, touchedAfter } from './time.ts';
 import { redactValue, userPattern } from './redact.ts';
 
 export interface Workspace {
@@ -142,7 +142,7 @@ export function foldEvent(v: SessionView, ev: StoredEvent): void {
         provider_session_id: str(p.provider_session_id),
         source: str(p.source),
         opened_seq: ev.seq,
-        opened_at: ev.ts,
+        opened_at: happenedAt(ev),
         context_file: typeof p.context_file === 'string' ? p.context_file : undefined,
         prompts: 0,
       });

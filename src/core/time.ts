@@ -45,18 +45,34 @@ export function isoSeconds(d: Date): string {
 
 export const ISO_SECONDS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
+type Dated = { ts: string; payload?: Record<string, unknown> | null };
+
+/** An event's payload `at` when it has the IsoMillis shape (by its fixed characters: the hook folds events too, no regular expression). */
+function atOf(ev: Dated): string | undefined {
+  const at = ev.payload?.at;
+  return typeof at === 'string' && at.length === 24 && at[10] === 'T' && at[19] === '.' && at[23] === 'Z' ? at : undefined;
+}
+
+/**
+ * When an event happened (docs/adr/0089): an event recorded after the fact says so in its
+ * payload's `at` (a transcript item, and the session, episodes and items a history import
+ * writes); it counts at that time, never after its own `ts` (when baton wrote it). Any other
+ * event happened at its `ts`.
+ */
+export function happenedAt(ev: Dated): string {
+  const at = atOf(ev);
+  return at !== undefined && at < ev.ts ? at : ev.ts;
+}
+
 /**
  * A session's last activity after one more event (`last_touched_at` in the manifest, the index
- * and the session view; docs/store.md). An event recorded after the fact says when it happened
- * in its payload's `at` (a transcript item, and the session, episodes and items a history
- * import writes): it counts at that time, never after its own `ts`, and never moves the
- * activity back. Any other event counts at its `ts`. `prev` is '' before the first event.
+ * and the session view; docs/store.md): an event with an `at` counts when it happened
+ * (happenedAt) and never moves the activity back; any other event sets it to its `ts`. `prev`
+ * is '' before the first event.
  */
-export function touchedAfter(prev: string, ev: { ts: string; payload?: Record<string, unknown> | null }): string {
-  const at = ev.payload?.at;
-  // The IsoMillis shape, by its fixed characters (no regular expression: the hook folds events too).
-  if (typeof at !== 'string' || at.length !== 24 || at[10] !== 'T' || at[23] !== 'Z' || at[19] !== '.') return ev.ts;
-  const t = at < ev.ts ? at : ev.ts;
+export function touchedAfter(prev: string, ev: Dated): string {
+  if (atOf(ev) === undefined) return ev.ts;
+  const t = happenedAt(ev);
   return prev > t ? prev : t;
 }
 

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import { join } from '../core/path.ts';
 import type { EventInput, StoredEvent } from '../core/events.ts';
-import { isoMillis } from '../core/time.ts';
+import { happenedAt, isoMillis } from '../core/time.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { writeInPlace } from '../store/fsutil.ts';
@@ -50,7 +50,7 @@ export function foldEpisodeEvent(idx: EpisodeIndex, ev: Pick<StoredEvent, 'type'
       provider: String(p.provider ?? ''),
       provider_session_id: String(p.provider_session_id ?? ''),
       source: String(p.source ?? ''),
-      opened_at: ev.ts,
+      opened_at: happenedAt(ev),
       opened_seq: ev.seq,
       context_file: typeof p.context_file === 'string' ? p.context_file : null,
       prompts: 0,

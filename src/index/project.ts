@@ -4,7 +4,7 @@
 // so all three list the same thing. Field rules follow core/session.ts foldEvent.
 import type { StoredEvent } from '../core/events.ts';
 import { redactValue, userPattern } from '../core/redact.ts';
-import { touchedAfter } from '../core/time.ts';
+import { happenedAt, touchedAfter } from '../core/time.ts';
 
 export interface OpenEpisode {
   episode: string;
@@ -178,7 +178,7 @@ export function projectEvent(row: SessionRow, ev: StoredEvent, lineStart: number
       row.pointer_status = 'CLEARED';
       break;
     case 'episode.opened':
-      row.open_episodes = [...row.open_episodes, { episode: str(p.episode), provider: str(p.provider), opened_at: ev.ts }];
+      row.open_episodes = [...row.open_episodes, { episode: str(p.episode), provider: str(p.provider), opened_at: happenedAt(ev) }];
       break;
     case 'episode.closed':
       row.open_episodes = row.open_episodes.filter((e) => e.episode !== p.episode);

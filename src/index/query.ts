@@ -8,6 +8,7 @@ import { LOG_FILE } from '../store/log.ts';
 import type { Db } from './db.ts';
 import { readLogInto, statLog } from './logread.ts';
 import type { StoredEvent } from '../core/events.ts';
+import { happenedAt } from '../core/time.ts';
 import { type LifecycleState, type OpenEpisode, type PointerOp, type SessionRow, applyRedaction, baseType, emptyRow, eventText, presentedText, rowState } from './project.ts';
 import { sessionNames } from './rebuild.ts';
 import { parseList } from './chunks.ts';
@@ -373,7 +374,7 @@ function hitOf(ev: Pick<StoredEvent, 'seq' | 'ts' | 'type' | 'payload'>, text: s
   if (f.role !== undefined && p.role !== f.role) return null;
   if (f.kind !== undefined && p.kind !== f.kind) return null;
   if (f.file !== undefined && !namesFile(p.files, f.file, base.workspace)) return null;
-  const at = isItem && typeof p.at === 'string' ? p.at : ev.ts;
+  const at = isItem && typeof p.at === 'string' ? p.at : happenedAt(ev);
   if (f.since !== undefined && at < f.since) return null;
   if (f.until !== undefined && at >= f.until) return null;
   const hit: SearchHit = { ...base, seq: ev.seq, type: ev.type, snippet: '', at };

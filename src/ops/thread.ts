@@ -3,6 +3,7 @@
 // outcome and the digest of the start context each was given. Read-only, except that a
 // missing manifest.json (a projection) is rebuilt from the log, as every reader does.
 import type { EpisodeView } from '../core/session.ts';
+import { happenedAt } from '../core/time.ts';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -86,7 +87,7 @@ export function listEpisodes(store: FsStore, id: string): EpisodeRecord[] {
         provider_session_id: String(p.provider_session_id ?? ''),
         source: String(p.source ?? ''),
         opened_seq: ev.seq,
-        opened_at: ev.ts,
+        opened_at: happenedAt(ev),
         context_digest: contextDigest(dir, p.context_file),
         closed_seq: null,
         closed_at: null,
@@ -100,7 +101,7 @@ export function listEpisodes(store: FsStore, id: string): EpisodeRecord[] {
       const e = byId.get(String(p.episode));
       if (e) {
         e.closed_seq = ev.seq;
-        e.closed_at = ev.ts;
+        e.closed_at = happenedAt(ev);
         e.outcome = typeof p.outcome === 'string' ? p.outcome : null;
         e.reason = typeof p.reason === 'string' ? p.reason : null;
         e.prompts = Number(p.prompts) || e.prompts;
