@@ -3,7 +3,7 @@
 // (the full command line) and dist/lib.cjs (the store API); last, the web page (web/ → dist/web, Vite).
 // CommonJS starts faster than ESM on Node 20.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { build } from 'esbuild';
@@ -102,6 +102,26 @@ async function assertAscii(files) {
   }
 }
 await assertAscii(['dist/hook.cjs', 'dist/hook-transcript.cjs']);
+// Each bundled module that imports node:fs gets its own `var import_node_fsN=require("node:fs")`
+// (25 in dist/hook.cjs, 12 of node:path): every one a call through Module._load on every hook
+// process, counted: 117.90 → 117.52 M instructions a prompt (docs/bench.md, 2026-12-05). The hook's
+// bundles take each such builtin once, at their top, and every module reads that one binding
+// (the same object require() returns, so nothing changes but the calls).
+async function shareBuiltinRequires(file) {
+  let text = await readFile(file, 'latin1');
+  for (const mod of ['fs', 'path']) {
+    const call = `=require("node:${mod}")`;
+    const name = `__node_${mod}`;
+    if (text.split(call).length < 3) continue;
+    if (text.includes(name)) throw new Error(`${file}: ${name} is taken`);
+    text = text.split(call).join(`=${name}`);
+    if (!text.startsWith('"use strict";')) throw new Error(`${file}: no "use strict" prologue to put the shared require after`);
+    text = `"use strict";var ${name}=require("node:${mod}");${text.slice('"use strict";'.length)}`;
+  }
+  await writeFile(file, text, 'latin1');
+}
+await shareBuiltinRequires('dist/hook.cjs');
+await shareBuiltinRequires('dist/hook-transcript.cjs');
 // The hook's loader: runs dist/hook.cjs through the V8 code cache named by the bundle's hash.
 const hookSha = createHash('sha256').update(await readFile('dist/hook.cjs')).digest('hex');
 const transcriptSha = createHash('sha256').update(await readFile('dist/hook-transcript.cjs')).digest('hex');
