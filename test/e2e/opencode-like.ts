@@ -89,7 +89,9 @@ export function opencodeStory(agent: 'opencode' | 'kilo', timeoutMs: number): vo
       assert.equal(fs.existsSync(join(user.home, '.npm')), false, 'no npm run in the temp HOME');
     });
 
-    test('the run opened one episode (startup) with its frozen start context, archived the prompt, and session.idle closed the episode as closed', () => {
+    test('the run opened one episode (startup) with its frozen start context, archived the prompt, and session.idle closed the episode as closed', async () => {
+      // The idle hook runs detached from the agent (plugin-file.ts): it may still be writing as the agent exits.
+      await until(() => ofType(events(user, id), 'episode.closed').length === 1, 15_000);
       const evs = events(user, id);
       assert.deepEqual(
         ofType(evs, 'episode.opened').map((e) => [e.payload.provider, e.payload.source]),
@@ -114,6 +116,8 @@ export function opencodeStory(agent: 'opencode' | 'kilo', timeoutMs: number): vo
       assert.ok(main.length >= 1);
       assert.ok(main[0].text.includes(`Goal: prove ${agent} wiring`), 'the pointer text reaches the resumed request');
       assert.match(r.stdout, /SAW TASK_POINTER_V2 STATUS=/);
+      // As after the first run: the detached idle hook may finish after the agent's exit.
+      await until(() => ofType(events(user, id), 'episode.closed').length === 2, 15_000);
       const evs = events(user, id);
       assert.deepEqual(
         ofType(evs, 'episode.opened').map((e) => e.payload.source),
