@@ -10,6 +10,8 @@ import { after, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { kilo, opencode } from '../src/providers/opencode.ts';
 import { renderPlugin } from '../src/providers/plugin-file.ts';
+import { opencodeReader } from '../src/transcripts/opencode.ts';
+import { newParseState, parseEntries } from '../src/transcripts/parse.ts';
 import { type AgentWorld, BIN, FIXTURES, agentWorld, baton, readJsonl, treeHash } from './helpers.ts';
 
 const worlds: AgentWorld[] = [];
@@ -40,7 +42,7 @@ type Hooks = Record<string, (...a: any[]) => Promise<void>>;
 let loads = 0;
 
 /** Loads a plugin file as opencode does (a fresh module per process) with the agent's environment. */
-async function loadPlugin(file: string, w: AgentWorld): Promise<Hooks> {
+async function loadPlugin(file: string, w: AgentWorld, client?: unknown): Promise<Hooks> {
   // The hook inherits the agent's environment: here, this test process's.
   for (const [k, v] of Object.entries(w.env)) {
     if (v === undefined) delete process.env[k];
@@ -48,7 +50,7 @@ async function loadPlugin(file: string, w: AgentWorld): Promise<Hooks> {
   }
   const mod = await import(`${pathToFileURL(file).href}?load=${++loads}`);
   assert.deepEqual(Object.keys(mod), ['BatonPlugin'], 'the plugin exports its one plugin function');
-  return mod.BatonPlugin({ directory: w.project, worktree: w.project });
+  return mod.BatonPlugin({ client, directory: w.project, worktree: w.project });
 }
 
 interface Seen {
@@ -130,6 +132,36 @@ for (const [adapter, fixture, scope] of [
     for (const r of v.json.entries) assert.equal(r.ok, true, `${r.event}: ${r.problems.join('; ')}`);
   });
 }
+
+test('opencode: a run that exited before its idle handed the turn over is caught up at the next resume (the plugin sends the older messages at the start), each item once', async () => {
+  const w = world();
+  ok(w, ['install', 'opencode']);
+  const file = join(w.home, '.config/opencode/plugin/baton.js');
+  // What opencode 1.18.33's client returned for a first run's session (test/fixtures/transcripts).
+  const first = JSON.parse(fs.readFileSync(join(FIXTURES, '..', 'transcripts', 'opencode', 'opencode-1.18.33-messages.first.json'), 'utf8'));
+  const agentSession = first[0].info.sessionID as string;
+  const client = { session: { messages: async ({ path }: any) => ({ data: path.id === agentSession ? first : [] }) } };
+  const expected = parseEntries(opencodeReader, first, newParseState()).items.length;
+  assert.ok(expected >= 4, `${expected} items in the fixture`);
+
+  const prompt = async () => {
+    const hooks = await loadPlugin(file, w, client);
+    await hooks['chat.message']({ sessionID: agentSession }, { message: {}, parts: [{ id: 'prt_go', messageID: 'msg_go', type: 'text', text: 'go on' }] });
+  };
+  await prompt();
+  const [sid] = fs.readdirSync(join(w.store, 'sessions'));
+  const ev = events(w, sid);
+  const items = ev.filter((e) => e.type === 'transcript.item');
+  assert.equal(items.length, expected, JSON.stringify(ev.map((e) => e.type)));
+  assert.ok(items.every((e) => e.payload.agent === 'opencode' && e.payload.agent_session === agentSession));
+  assert.ok(items.some((e) => e.payload.role === 'assistant' && e.payload.kind === 'tool_call'));
+  const opened = ev.findIndex((e) => e.type === 'episode.opened');
+  assert.equal(ev[opened].payload.source, 'resume');
+  assert.ok(ev.findIndex((e) => e.type === 'transcript.item') < opened, 'the caught-up items come before the episode the resume opens');
+
+  await prompt();
+  assert.equal(events(w, sid).filter((e) => e.type === 'transcript.item').length, expected, 'a second resume adds none of them again');
+});
 
 test('opencode: a later process that only compacts (the summarize API) starts the session again as compact, with the block back in the system prompt', async () => {
   const w = world();

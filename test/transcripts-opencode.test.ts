@@ -230,3 +230,45 @@ describe('baton’s plugin at session.idle', () => {
     assert.equal(r.transcript_items, undefined);
   });
 });
+
+describe('baton’s plugin at a resume (the catch-up at the next start)', () => {
+  const plugin = (command: string, idle: string) => renderPlugin(opencode, [{ event: 'session.start', command }, { event: 'chat.message', command: 'true' }, { event: 'session.idle', command: idle }]);
+
+  /** A process that did not start ses_1 gets a prompt for it (`run --session`): what the start hook is sent. */
+  async function resume(command: string, client: unknown, first: 'chat.message' | 'session.created' = 'chat.message', idle = 'true'): Promise<any> {
+    const dir = tmpDir('baton-plugin-resume-');
+    try {
+      const out = join(dir, 'payload.json');
+      const file = join(dir, 'baton.mjs');
+      fs.writeFileSync(file, plugin(command.replace('OUT', out), idle));
+      const mod = await import(file);
+      const hooks = await mod.BatonPlugin({ client, directory: dir });
+      if (first === 'session.created') await hooks.event({ event: { type: 'session.created', properties: { info: { id: 'ses_1' } } } });
+      await hooks['chat.message']({ sessionID: 'ses_1' }, { message: {}, parts: [{ id: 'prt_p', type: 'text', text: 'go on' }] });
+      return fs.existsSync(out) ? JSON.parse(fs.readFileSync(out, 'utf8')) : null;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  test('sends the newest 64 messages from before the process loaded (a later one not, 1 MiB at most); a new session, a failing client or no transcript aspect sends none', async () => {
+    const now = Date.now();
+    const old = Array.from({ length: 70 }, (_, i) => ({ info: { id: `msg_${String(i).padStart(2, '0')}`, role: 'user', time: { created: now - 100_000 + i } }, parts: [] }));
+    const later = { info: { id: 'msg_later', role: 'user', time: { created: now + 60_000 } }, parts: [] };
+    const client = { session: { messages: async ({ path }: any) => ({ data: path.id === 'ses_1' ? [...old, later] : [] }) } };
+    const sent = await resume("cat > 'OUT'", client);
+    assert.equal(sent.hook_event_name, 'session.start');
+    assert.equal(sent.source, 'resume');
+    assert.deepEqual(
+      sent.transcript_items.map((m: any) => m.info.id),
+      old.slice(6).map((m) => m.info.id),
+    );
+    const big = Array.from({ length: 30 }, (_, i) => ({ info: { id: `msg_big${i}`, role: 'user', time: { created: now - 100_000 + i } }, parts: [{ id: `prt_${i}`, type: 'text', text: 'z'.repeat(60_000) }] }));
+    const capped = await resume("cat > 'OUT'", { session: { messages: async () => ({ data: big }) } });
+    assert.ok(capped.transcript_items.length < 30 && capped.transcript_items.length >= 16, `${capped.transcript_items.length} of 30 messages of 60 KB`);
+    assert.equal(capped.transcript_items.at(-1).info.id, 'msg_big29', 'the newest kept');
+    assert.equal((await resume("cat > 'OUT'", client, 'session.created')).transcript_items, undefined, 'a session this process created has nothing before it');
+    assert.equal((await resume("cat > 'OUT'", { session: { messages: async () => Promise.reject(new Error('down')) } })).source, 'resume', 'a failing client still starts the session');
+    assert.equal((await resume("cat > 'OUT'", client, 'chat.message', 'true --aspects session,pointer')).transcript_items, undefined, 'without the transcript aspect');
+  });
+});

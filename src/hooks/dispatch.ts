@@ -185,8 +185,12 @@ export function runHook(inv: HookInvocation): HookRun {
 
   // Before the session aspect: at the end, the last items belong inside the episode they close.
   // At a start, the catch-up is skipped without loading the capture bundle when the transcript
-  // the payload names is missing, empty, or just as the cursor last saw it.
-  const catchUp = ev.kind !== 'start' || (ev.transcriptPath !== null && transcriptMayHaveNew(store.dir(sessionId), adapter.name, ev.providerSessionId, ev.transcriptPath));
+  // the payload names is missing, empty, or just as the cursor last saw it, and when the payload
+  // carries no items (opencode's and Kilo's plugin sends them at a resume).
+  const catchUp =
+    ev.kind !== 'start' ||
+    Array.isArray(ev.payload?.transcript_items) ||
+    (ev.transcriptPath !== null && transcriptMayHaveNew(store.dir(sessionId), adapter.name, ev.providerSessionId, ev.transcriptPath));
   if (enabled('transcript') && ev.kind !== 'prompt' && catchUp && inv.transcript && store.exists(sessionId)) {
     const deferred = inv.env[DEFERRED_ENV] === '1';
     const event = deferred ? `${ev.providerEvent} deferred` : ev.providerEvent;

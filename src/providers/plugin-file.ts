@@ -147,8 +147,31 @@ export const BatonPlugin = async ({ client, directory }) => {
     }
   };
 
+  // The catch-up at a resume: the newest messages of the session from before this process
+  // loaded (at most 64, 1 MiB), which an earlier process may not have handed over (a \`run\`
+  // exits without waiting for the plugin's idle handler). The hook stores only what it lacks.
+  const before = async (sessionID) => {
+    if (!client || !wantsTranscript()) return {};
+    try {
+      const res = await client.session.messages({ path: { id: sessionID } });
+      const all = Array.isArray(res && res.data) ? res.data : [];
+      const old = all.filter((m) => ((m && m.info && m.info.time) || {}).created < loadedAt);
+      const items = [];
+      let bytes = 0;
+      for (let i = old.length - 1; i >= 0 && items.length < 64; i--) {
+        const m = cap(old[i], 0);
+        bytes += JSON.stringify(m).length;
+        if (bytes > 1024 * 1024 && items.length) break;
+        items.unshift(m);
+      }
+      return items.length ? { transcript_items: items } : {};
+    } catch {
+      return {};
+    }
+  };
+
   const start = (sessionID, source) => {
-    const run = wanted('session.start') ? hook('session.start', sessionID, { source }) : Promise.resolve('');
+    const run = wanted('session.start') ? (source === 'resume' ? before(sessionID) : Promise.resolve({})).then((fields) => hook('session.start', sessionID, { source, ...fields })) : Promise.resolve('');
     const p = run.then((context) => {
       if (context) system.set(sessionID, context);
     });

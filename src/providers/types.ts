@@ -119,7 +119,7 @@ export function mapPayload(adapter: ProviderAdapter, raw: unknown, env: NodeJS.P
   if (kind === 'start') ev.source = str(p.source) || 'startup';
   if (kind === 'end') ev.reason = str(p.reason) || 'other';
   if (kind === 'pre-compact') ev.trigger = str(p.trigger) ?? '';
-  if (kind === 'turn-end' || kind === 'end' || kind === 'pre-compact') ev.payload = p;
+  if (kind !== 'prompt') ev.payload = p;
   if (kind === 'prompt') {
     const prompt = str(p.prompt) ?? '';
     ev.prompt = adapter.cleanPrompt ? adapter.cleanPrompt(prompt) : prompt;
