@@ -118,6 +118,19 @@ export const BatonPlugin = async ({ client, directory }) => {
     for (const k of Object.keys(v)) o[k] = cap(v[k], depth + 1);
     return o;
   };
+  // The newest of these messages, oldest first, each cut: at most \`count\` of them and \`bytes\`
+  // of JSON (the newest one always).
+  const newest = (messages, count, bytes) => {
+    const items = [];
+    let size = 0;
+    for (let i = messages.length - 1; i >= 0 && items.length < count; i--) {
+      const m = cap(messages[i], 0);
+      size += JSON.stringify(m).length;
+      if (size > bytes && items.length) break;
+      items.unshift(m);
+    }
+    return items;
+  };
   // The session's messages (with their parts, as the plugin API gives them) created or
   // completed since the last send of this process (since it loaded, the first time), newest
   // last, at most 4 MiB of them: the turn baton's transcript aspect records.
@@ -132,14 +145,7 @@ export const BatonPlugin = async ({ client, directory }) => {
         const t = (m && m.info && m.info.time) || {};
         return Math.max(t.created || 0, t.completed || 0) >= since;
       });
-      const items = [];
-      let bytes = 0;
-      for (let i = fresh.length - 1; i >= 0; i--) {
-        const m = cap(fresh[i], 0);
-        bytes += JSON.stringify(m).length;
-        if (bytes > 4 * 1024 * 1024 && items.length) break;
-        items.unshift(m);
-      }
+      const items = newest(fresh, Infinity, 4 * 1024 * 1024);
       sentUpTo.set(sessionID, now);
       return { transcript_items: items, transcript_omitted: fresh.length - items.length };
     } catch {
@@ -156,14 +162,7 @@ export const BatonPlugin = async ({ client, directory }) => {
       const res = await client.session.messages({ path: { id: sessionID } });
       const all = Array.isArray(res && res.data) ? res.data : [];
       const old = all.filter((m) => ((m && m.info && m.info.time) || {}).created < loadedAt);
-      const items = [];
-      let bytes = 0;
-      for (let i = old.length - 1; i >= 0 && items.length < 64; i--) {
-        const m = cap(old[i], 0);
-        bytes += JSON.stringify(m).length;
-        if (bytes > 1024 * 1024 && items.length) break;
-        items.unshift(m);
-      }
+      const items = newest(old, 64, 1024 * 1024);
       return items.length ? { transcript_items: items } : {};
     } catch {
       return {};
