@@ -168,8 +168,27 @@ test('an append on a full disk (ENOSPC) changes nothing: WS206, exit 2, no parti
     assert.equal(treeHash(home), before);
   }
   fs.rmSync(join(disk, 'filler'));
-  assert.equal(append(home, 'full', 'after').code, 0);
+  const after = append(home, 'full', 'after');
+  assert.equal(after.code, 0, after.stderr);
   assert.equal(baton(['session', 'verify', 'full'], { home }).code, 0);
+});
+
+test('a code cache never takes a small disk’s room: on a 1 MiB disk a command that succeeds writes none, and appends go on; on a roomy disk it does', { skip: NO_MOUNT }, (t) => {
+  const disk = diskFor(t);
+  if (!disk) return;
+  const cacheFiles = (home: string): string[] => (fs.existsSync(join(home, 'cache')) ? fs.readdirSync(join(home, 'cache')) : []);
+  const home = join(disk, 'store');
+  newSession(home, 'small');
+  for (let i = 0; i < 5; i++) {
+    const r = append(home, 'small', `line ${i}`);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  assert.deepEqual(cacheFiles(home), [], 'no cache on a disk that would keep less than 64 MiB free');
+  // The same commands in a home on the system's temp disk (far more room) keep one.
+  const roomy = join(temp(), 'store');
+  newSession(roomy, 'big');
+  assert.equal(append(roomy, 'big', 'line').code, 0);
+  assert.ok(cacheFiles(roomy).some((n) => n.startsWith('cli-')), `a cache where there is room: ${cacheFiles(roomy)}`);
 });
 
 // --- links planted in the store -------------------------------------------------------

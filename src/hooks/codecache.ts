@@ -9,7 +9,7 @@
 // A cache holds the functions that had run when it was made; its header records which kinds
 // of event (start, prompt ...) those were, and the first event of a kind not yet covered
 // rewrites it, so after at most one event of each kind every event runs from the cache.
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, readdirSync, renameSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { DIR_MODE, FILE_MODE, uniqueTempName } from '../store/fsutil.ts';
@@ -17,6 +17,12 @@ import { HOME_MARKER } from '../store/home.ts';
 
 /** A cache larger than this is not ours (the bundle's is ~120 KB). */
 const MAX_CACHE_BYTES = 16 * 1024 * 1024;
+/**
+ * Free space a disk must keep beyond a cache written to it. A cache is an optimisation: it
+ * must never take the room the store's own writes need (the full command line's is ~1 MB, which
+ * filled a 1 MiB disk and turned the next append into WS206).
+ */
+const CACHE_HEADROOM_BYTES = 64 * 1024 * 1024;
 const SUFFIX = '.v8cache';
 /**
  * The file: MAGIC, the mask of the event kinds covered and the length of V8's bytes (32-bit
@@ -116,7 +122,8 @@ function cacheDirIfSafe(dir: string): boolean {
 /**
  * Writes the cache `make` returns: the folder made 0700 when missing (its parent, the store's home, must
  * exist), a 0600 temp file opened O_EXCL|O_NOFOLLOW, fsync'd, renamed over the name; caches of
- * other builds of the bundle are removed. Returns whether it was written; never throws.
+ * other builds of the bundle are removed. Not written when the disk would keep less than
+ * CACHE_HEADROOM_BYTES free after it. Returns whether it was written; never throws.
  */
 export function writeCodeCache(dir: string, name: string, make: () => CodeCache): boolean {
   let tmp: string | undefined;
@@ -131,6 +138,8 @@ export function writeCodeCache(dir: string, name: string, make: () => CodeCache)
     if (!cacheDirIfSafe(dir)) return false;
     // Only now: serializing the cache costs milliseconds, wasted when it cannot be kept.
     const cache = make();
+    const disk = statfsSync(dir);
+    if (disk.bavail * disk.bsize < HEADER_BYTES + 2 * cache.data.length + CACHE_HEADROOM_BYTES) return false;
     tmp = uniqueTempName(dir, name);
     const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
     try {
