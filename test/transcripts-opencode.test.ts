@@ -235,7 +235,7 @@ describe('baton’s plugin at a resume (the catch-up at the next start)', () => 
   const plugin = (command: string, idle: string) => renderPlugin(opencode, [{ event: 'session.start', command }, { event: 'chat.message', command: 'true' }, { event: 'session.idle', command: idle }]);
 
   /** A process that did not start ses_1 gets a prompt for it (`run --session`): what the start hook is sent. */
-  async function resume(command: string, client: unknown, first: 'chat.message' | 'session.created' = 'chat.message', idle = 'true'): Promise<any> {
+  async function resume(command: string, client: unknown, first: 'chat.message' | 'session.created' = 'chat.message', idle = 'true', turns = 1): Promise<any> {
     const dir = tmpDir('baton-plugin-resume-');
     try {
       const out = join(dir, 'payload.json');
@@ -244,14 +244,20 @@ describe('baton’s plugin at a resume (the catch-up at the next start)', () => 
       const mod = await import(file);
       const hooks = await mod.BatonPlugin({ client, directory: dir });
       if (first === 'session.created') await hooks.event({ event: { type: 'session.created', properties: { info: { id: 'ses_1' } } } });
-      await hooks['chat.message']({ sessionID: 'ses_1' }, { message: {}, parts: [{ id: 'prt_p', type: 'text', text: 'go on' }] });
+      for (let turn = 0; turn < turns; turn++) {
+        if (turn) {
+          await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 'ses_1' } } });
+          fs.rmSync(out);
+        }
+        await hooks['chat.message']({ sessionID: 'ses_1' }, { message: {}, parts: [{ id: 'prt_p', type: 'text', text: 'go on' }] });
+      }
       return fs.existsSync(out) ? JSON.parse(fs.readFileSync(out, 'utf8')) : null;
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }
 
-  test('sends the newest 64 messages from before the process loaded (a later one not, 1 MiB at most); a new session, a failing client or no transcript aspect sends none', async () => {
+  test('sends the newest 64 messages from before the process loaded (a later one not, 1 MiB at most); a new session, a failing client, no transcript aspect or a later turn of the same process sends none', async () => {
     const now = Date.now();
     const old = Array.from({ length: 70 }, (_, i) => ({ info: { id: `msg_${String(i).padStart(2, '0')}`, role: 'user', time: { created: now - 100_000 + i } }, parts: [] }));
     const later = { info: { id: 'msg_later', role: 'user', time: { created: now + 60_000 } }, parts: [] };
@@ -270,5 +276,8 @@ describe('baton’s plugin at a resume (the catch-up at the next start)', () => 
     assert.equal((await resume("cat > 'OUT'", client, 'session.created')).transcript_items, undefined, 'a session this process created has nothing before it');
     assert.equal((await resume("cat > 'OUT'", { session: { messages: async () => Promise.reject(new Error('down')) } })).source, 'resume', 'a failing client still starts the session');
     assert.equal((await resume("cat > 'OUT'", client, 'chat.message', 'true --aspects session,pointer')).transcript_items, undefined, 'without the transcript aspect');
+    const second = await resume("cat > 'OUT'", client, 'chat.message', 'true', 2);
+    assert.equal(second.source, 'resume', 'the next turn in the same process starts again (a TUI)');
+    assert.equal(second.transcript_items, undefined, 'but is not sent the older messages again');
   });
 });

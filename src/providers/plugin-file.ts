@@ -156,13 +156,16 @@ export const BatonPlugin = async ({ client, directory }) => {
   // The catch-up at a resume: the newest messages of the session from before this process
   // loaded (at most 64, 1 MiB), which an earlier process may not have handed over (a \`run\`
   // exits without waiting for the plugin's idle handler). The hook stores only what it lacks.
+  // Once per session and process: a TUI resumes at every turn, and the idle sends the rest.
+  const caughtUp = new Set();
   const before = async (sessionID) => {
-    if (!client || !wantsTranscript()) return {};
+    if (!client || !wantsTranscript() || caughtUp.has(sessionID)) return {};
     try {
       const res = await client.session.messages({ path: { id: sessionID } });
       const all = Array.isArray(res && res.data) ? res.data : [];
       const old = all.filter((m) => ((m && m.info && m.info.time) || {}).created < loadedAt);
       const items = newest(old, 64, 1024 * 1024);
+      caughtUp.add(sessionID);
       return items.length ? { transcript_items: items } : {};
     } catch {
       return {};
