@@ -1,6 +1,6 @@
-// Bundles the entries: dist/hook.cjs (the hot hook path: CommonJS, nothing it does not
-// need) and its loader dist/hook-boot.cjs (the V8 code cache, docs/adr/0006), dist/cli.cjs
-// (the full command line) and dist/lib.cjs (the store API); last, the web page (web/ → dist/web, Vite).
+// Bundles the entries: dist/hook.cjs and one per agent, dist/hook.<agent>.cjs (the hot hook
+// path: CommonJS, nothing it does not need) and their loader dist/hook-boot.cjs (the V8 code
+// cache, docs/adr/0006), dist/cli.cjs (the full command line) and dist/lib.cjs (the store API); last, the web page (web/ → dist/web, Vite).
 // CommonJS starts faster than ESM on Node 20.
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -13,26 +13,50 @@ const LAZY_MEMBERS = new Set(['promises', 'ReadStream', 'WriteStream', 'FileRead
 
 // `import * as fs from 'node:fs'` bundles to a __toESM copy of the whole module, which
 // runs every lazy getter (fs.promises, ReadStream ...) and loads their modules: ~10 ms on
-// every hook. Rewrite such imports to named imports of just the members the file uses.
+// every hook. Rewrite such imports to named imports of just the members the file uses, and each
+// use `fs.x` to its import: no object stands in for the module (an object of the members in each
+// module cost every hook ~0.9 M instructions to build: docs/adr/0092). A lazy member is read
+// through a getter of a small object holding the lazy members alone. The rewrite is textual (a
+// type `fs.Stats` becomes the import's type); a use inside a quoted string would be rewritten
+// too, so the build refuses one.
 const namedNodeImports = {
   name: 'named-node-imports',
   setup(b) {
     b.onLoad({ filter: /\.ts$/, namespace: 'file' }, async (args) => {
       let src = await readFile(args.path, 'utf8');
+      const direct = [];
       src = src.replace(/^import \* as (\w+) from '(node:[\w/]+)';$/gm, (_all, ns, mod) => {
         // `fs\n  .readdirSync(...)` (a formatted chain) is a use too.
-        const used = [...new Set([...src.matchAll(new RegExp(`\\b${ns}\\s*\\.\\s*(\\w+)`, 'g'))].map((m) => m[1]))];
+        const used = [...new Set([...src.matchAll(namespaceUses(ns))].map((m) => m[1]))];
         if (used.length === 0) return '';
         const alias = (n) => `__${ns}_${n}`;
+        // A local of the same name would be rewritten as if it were the module.
+        const local = new RegExp(`\\b(?:const|let|var|function|class)\\s+${ns}\\b|[(,]\\s*${ns}\\s*[:,)=]`).exec(src);
+        if (local) throw new Error(`${args.path}: \`${local[0]}\` declares ${ns}, the name of a node module it imports: rename one`);
+        const imports = `import { ${used.map((n) => `${n} as ${alias(n)}`).join(', ')} } from '${mod}';`;
+        direct.push(ns);
+        const lazy = used.filter((n) => LAZY_MEMBERS.has(n));
         // A lazy getter of the module (fs.promises loads fs/promises, readline, watchers ...:
         // ~18 M instructions, docs/adr/0018) stays a getter, read when first used.
-        const member = (n) => (LAZY_MEMBERS.has(n) ? `get ${n}() { return ${alias(n)}; }` : `${n}: ${alias(n)}`);
-        return `import { ${used.map((n) => `${n} as ${alias(n)}`).join(', ')} } from '${mod}'; const ${ns} = { ${used.map(member).join(', ')} };`;
+        return lazy.length ? `${imports} const ${ns} = { ${lazy.map((n) => `get ${n}() { return ${alias(n)}; }`).join(', ')} };` : imports;
       });
+      for (const ns of direct) {
+        src = src.replace(namespaceUses(ns), (use, n, at, whole) => {
+          if (LAZY_MEMBERS.has(n)) return use;
+          const line = whole.slice(whole.lastIndexOf('\n', at) + 1, at);
+          const code = line.replace(/\/\/.*$/, '');
+          if (!/^\s*(\/\/|\*|\/\*)/.test(line) && !line.includes('//') && ((code.split("'").length - 1) % 2 === 1 || (code.split('"').length - 1) % 2 === 1)) {
+            throw new Error(`${args.path}: \`${use}\` inside a quoted string would be rewritten: write it another way`);
+          }
+          return `__${ns}_${n}`;
+        });
+      }
       return { contents: src, loader: 'ts' };
     });
   },
 };
+/** A use `ns.member` of an imported namespace (not a property of something else named `ns`). */
+const namespaceUses = (ns) => new RegExp(`(?<![\\w$.])${ns}\\s*\\.\\s*(\\w+)`, 'g');
 
 const common = {
   bundle: true,
@@ -122,7 +146,34 @@ async function shareBuiltinRequires(file) {
 }
 await shareBuiltinRequires('dist/hook.cjs');
 await shareBuiltinRequires('dist/hook-transcript.cjs');
-// The hook's loader: runs dist/hook.cjs through the V8 code cache named by the bundle's hash.
+// One hook bundle for each agent, dist/hook.<agent>.cjs, whose registry holds that agent's adapter
+// alone (src/providers/adapters.ts replaced): the loader picks it by the command line's agent.
+// The other eight adapters cost each hook ~0.8 M instructions to load (docs/adr/0092).
+// dist/hook.cjs, with all nine, serves any other name (and says which ones baton knows).
+const ADAPTERS_MODULE = 'src/providers/adapters.ts';
+const agentModules = [...(await readFile(ADAPTERS_MODULE, 'utf8')).matchAll(/^import \{ ([\w, ]+) \} from '(\.\/[\w-]+\.ts)';$/gm)].flatMap((m) =>
+  m[1].split(', ').map((name) => ({ name, from: m[2] })),
+);
+const hookBundles = {};
+for (const { name, from } of agentModules) {
+  const outfile = `dist/hook.${name}.cjs`;
+  const oneAgent = {
+    name: 'one-agent',
+    setup(b) {
+      b.onLoad({ filter: /src[\\/]providers[\\/]adapters\.ts$/ }, (a) => ({
+        contents: `import { ${name} } from '${from}'; export const ADAPTERS = [${name}];`,
+        resolveDir: dirname(a.path),
+        loader: 'ts',
+      }));
+    },
+  };
+  await build({ ...common, entryPoints: ['src/hooks/entry.ts'], outfile, minifyWhitespace: true, minifySyntax: true, plugins: [oneAgent, ...common.plugins] });
+  await assertAscii([outfile]);
+  await shareBuiltinRequires(outfile);
+  hookBundles[name] = createHash('sha256').update(await readFile(outfile)).digest('hex');
+}
+if (Object.keys(hookBundles).length !== 9) throw new Error(`${ADAPTERS_MODULE}: ${Object.keys(hookBundles).length} agents found, 9 expected (the build reads its import lines)`);
+// The hook's loader: runs the agent's bundle (or dist/hook.cjs) through the V8 code cache named by the bundle's hash.
 const hookSha = createHash('sha256').update(await readFile('dist/hook.cjs')).digest('hex');
 const transcriptSha = createHash('sha256').update(await readFile('dist/hook-transcript.cjs')).digest('hex');
 await build({
@@ -131,7 +182,7 @@ await build({
   outfile: 'dist/hook-boot.cjs',
   minifyWhitespace: true,
   minifySyntax: true,
-  define: { ...common.define, BATON_HOOK_SHA: JSON.stringify(hookSha), BATON_TRANSCRIPT_SHA: JSON.stringify(transcriptSha) },
+  define: { ...common.define, BATON_HOOK_SHA: JSON.stringify(hookSha), BATON_HOOK_BUNDLES: JSON.stringify(hookBundles), BATON_TRANSCRIPT_SHA: JSON.stringify(transcriptSha) },
 });
 await build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs', minifyWhitespace: true, external: [...common.external, './team.cjs'] });
 // `team` and `sync` alone (dist/cli.cjs requires it for them): the replicator with `postgres`, kept out of every other bundle.

@@ -33,47 +33,64 @@ test('the hook bundle contains no commander, zod, better-sqlite3, jsonc-parser, 
   assert.ok(!/require\(["'](commander|zod|jsonc-parser)["']\)/.test(text));
 });
 
-test('the built dist/hook.cjs (when present) requires none of them either', () => {
-  const p = join(ROOT, 'dist', 'hook.cjs');
-  if (!fs.existsSync(p)) return;
-  const text = fs.readFileSync(p, 'utf8');
-  for (const m of ['better-sqlite3', 'commander', 'zod', 'jsonc-parser', 'postgres']) assert.ok(!new RegExp(`require\\(["']${m}["']\\)`).test(text), m);
-  assert.ok(!text.includes('node_modules/jsonc-parser'), 'jsonc-parser inlined');
-  assert.ok(!text.includes('node_modules/commander'), 'commander inlined');
-  assert.ok(!text.includes('node_modules/zod'), 'zod inlined');
-  assert.ok(!text.includes('node_modules/postgres'), 'postgres inlined');
-});
+/** dist/hook.cjs and each agent's dist/hook.<agent>.cjs (docs/adr/0092). */
+const hookBundles = (): string[] => fs.readdirSync(join(ROOT, 'dist')).filter((n) => /^hook(\.[a-z]+)?\.cjs$/.test(n));
+const AGENTS = ['claude', 'codex', 'copilot', 'droid', 'gemini', 'kilo', 'opencode', 'pi', 'qwen'];
 
-test('the built hook bundle loads only buffer, fs, path and vm (child_process lazily, to defer a capture): no node:os, no node:crypto, no namespace-import copies', () => {
-  const p = join(ROOT, 'dist', 'hook.cjs');
-  assert.ok(fs.existsSync(p), 'npm test builds dist/ first');
-  const text = fs.readFileSync(p, 'utf8');
-  const required = new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]));
-  // node:os costs ~0.5 ms to load (docs/adr/0018): src/core/host.ts loads it only where nothing else will do.
-  // node:child_process only inside deferCapture (an end event of an agent that writes its transcript as it exits), never at load.
-  const lazy = text.indexOf('require("node:child_process")');
-  if (lazy >= 0) {
-    const fn = text.lastIndexOf('function deferCapture(', lazy);
-    assert.ok(fn >= 0 && lazy - fn < 200, 'node:child_process is required only inside deferCapture');
-    required.delete('node:child_process');
+test('the built hook bundles (when present) require none of them either', () => {
+  if (!fs.existsSync(join(ROOT, 'dist', 'hook.cjs'))) return;
+  for (const name of hookBundles()) {
+    const text = fs.readFileSync(join(ROOT, 'dist', name), 'utf8');
+    for (const m of ['better-sqlite3', 'commander', 'zod', 'jsonc-parser', 'postgres']) assert.ok(!new RegExp(`require\\(["']${m}["']\\)`).test(text), `${name}: ${m}`);
+    for (const m of ['jsonc-parser', 'commander', 'zod', 'postgres']) assert.ok(!text.includes(`node_modules/${m}`), `${name}: ${m} inlined`);
   }
-  // node:vm: the loader (dist/hook-boot.cjs) has loaded it already; the bundle compiles the capture
-  // bundle through its code cache and writes its own cache itself (docs/adr/0080).
-  assert.deepEqual([...required].sort(), ['node:buffer', 'node:fs', 'node:path', 'node:vm']);
-  // esbuild's __toESM would copy every module property (running fs's lazy getters) per import.
-  assert.ok(!/__toESM\(require\("node:/.test(text), 'a namespace import of a node module survived the build');
 });
 
-test('the hook loader dist/hook-boot.cjs loads only fs, path and vm, and carries the sha-256 of the dist/hook.cjs beside it', () => {
+test('the built hook bundles load only buffer, fs, path and vm (child_process lazily, to defer a capture): no node:os, no node:crypto, no namespace-import copies, no object standing in for a node module', () => {
+  assert.ok(fs.existsSync(join(ROOT, 'dist', 'hook.cjs')), 'npm test builds dist/ first');
+  assert.deepEqual(hookBundles().sort(), ['hook.cjs', ...AGENTS.map((a) => `hook.${a}.cjs`)].sort());
+  for (const name of hookBundles()) {
+    const text = fs.readFileSync(join(ROOT, 'dist', name), 'utf8');
+    const required = new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]));
+    // node:os costs ~0.5 ms to load (docs/adr/0018): src/core/host.ts loads it only where nothing else will do.
+    // node:child_process only inside deferCapture (an end event of an agent that writes its transcript as it exits), never at load.
+    const lazy = text.indexOf('require("node:child_process")');
+    if (lazy >= 0) {
+      const fn = text.lastIndexOf('function deferCapture(', lazy);
+      assert.ok(fn >= 0 && lazy - fn < 200, `${name}: node:child_process is required only inside deferCapture`);
+      required.delete('node:child_process');
+    }
+    // node:vm: the loader (dist/hook-boot.cjs) has loaded it already; the bundle compiles the capture
+    // bundle through its code cache and writes its own cache itself (docs/adr/0080).
+    assert.deepEqual([...required].sort(), ['node:buffer', 'node:fs', 'node:path', 'node:vm'], name);
+    // esbuild's __toESM would copy every module property (running fs's lazy getters) per import.
+    assert.ok(!/__toESM\(require\("node:/.test(text), `${name}: a namespace import of a node module survived the build`);
+    // Nor an object of a module's members per importing module (built at every load; docs/adr/0092): lazy getters alone.
+    for (const m of text.matchAll(/var \w+=\{(\w+):/g)) assert.ok(!/^(openSync|statSync|lstatSync|readFileSync|join|resolve)$/.test(m[1]), `${name}: an object of node members (${m[0]})`);
+  }
+});
+
+test("each agent's hook bundle holds that agent's adapter alone; dist/hook.cjs holds all nine", () => {
+  const titles = (name: string): string[] => [...fs.readFileSync(join(ROOT, 'dist', name), 'utf8').matchAll(/\{name:"([a-z]+)",title:/g)].map((m) => m[1]).sort();
+  // opencode and Kilo are made by one function (src/providers/opencode.ts): the literal names the others.
+  const literal = AGENTS.filter((a) => a !== 'opencode' && a !== 'kilo');
+  assert.deepEqual(titles('hook.cjs'), literal.sort());
+  for (const a of literal) assert.deepEqual(titles(`hook.${a}.cjs`), [a], a);
+  for (const a of ['opencode', 'kilo']) assert.deepEqual(titles(`hook.${a}.cjs`), [], a);
+});
+
+test('the hook loader dist/hook-boot.cjs loads only fs, path and vm, and carries the sha-256 of each hook bundle beside it', () => {
   const p = join(ROOT, 'dist', 'hook-boot.cjs');
   assert.ok(fs.existsSync(p), 'npm test builds dist/ first');
   const text = fs.readFileSync(p, 'utf8');
   const required = new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]));
   assert.deepEqual([...required].sort(), ['node:fs', 'node:path', 'node:vm']);
-  const sha = createHash('sha256')
-    .update(fs.readFileSync(join(ROOT, 'dist', 'hook.cjs')))
-    .digest('hex');
-  assert.ok(text.includes(JSON.stringify(sha)), 'the build hash of the hook bundle');
+  for (const name of hookBundles()) {
+    const sha = createHash('sha256')
+      .update(fs.readFileSync(join(ROOT, 'dist', name)))
+      .digest('hex');
+    assert.ok(text.includes(JSON.stringify(sha)), `the build hash of ${name}`);
+  }
 });
 
 test('the capture bundle dist/hook-transcript.cjs carries no copy of what dist/hook.cjs holds: it takes those modules from its table, and refuses to run without it', () => {

@@ -71,6 +71,29 @@ test('an event writes the cache under the store home (0700 folder, one 0600 file
   assert.deepEqual(fs.readdirSync(cacheDirOf(home)), files, 'no temp file left behind');
 });
 
+test("each agent's hook bundle keeps its own cache: two agents in one home keep two, neither sweeps the other's; a name baton does not know runs dist/hook.cjs (docs/adr/0092)", () => {
+  const r = root();
+  const home = join(r, 'store');
+  hookOk(home, start(r));
+  const qwen = baton(['hook', 'qwen'], { home, input: start(r) });
+  assert.equal(qwen.code, 0, qwen.stderr);
+  assert.match(qwen.stdout, /TASK_POINTER_V2/);
+  const names = cacheFiles(home).sort();
+  assert.deepEqual(
+    names.map((n) => n.slice(0, n.indexOf('-'))),
+    ['hook.claude', 'hook.qwen'],
+  );
+  const inos = names.map((n) => fs.statSync(join(cacheDirOf(home), n)).ino);
+  hookOk(home, prompt(r));
+  const after = cacheFiles(home).sort();
+  assert.deepEqual(after, names, 'the prompt extended claude\'s cache (a rename) and left qwen\'s');
+  assert.equal(fs.statSync(join(cacheDirOf(home), names[1])).ino, inos[1]);
+  const unknown = baton(['hook', 'nosuch'], { home, input: start(r) });
+  assert.equal(unknown.code, 0);
+  assert.match(unknown.stderr, /USAGE unknown provider "nosuch" \(known: claude, codex, gemini, qwen, copilot, droid, opencode, kilo, pi\)/);
+  assert.deepEqual(cacheFiles(home).sort(), names, 'a refused event writes no cache');
+});
+
 test('a corrupt or truncated cache is ignored and replaced; the hook answers as without one', () => {
   const r = root();
   const home = join(r, 'store');
@@ -222,7 +245,7 @@ test("the capture bundle's cache is made by a capture that went on from its curs
   const first = items();
   assert.ok(first > 0, 'the first capture appended items');
   assert.deepEqual(captureCaches(), [], 'no capture cache from the first capture');
-  assert.ok(cacheFiles(w.store).some((n) => n.startsWith('hook-')), "the hook bundle's own cache is written as before");
+  assert.ok(cacheFiles(w.store).some((n) => n.startsWith('hook.claude-')), "the hook bundle's own cache (Claude Code's bundle: docs/adr/0092) is written as before");
   fs.appendFileSync(transcript, lines.slice(half).join(''));
   assert.equal(baton(['hook', 'claude'], { env: w.env, input: stop }).code, 0);
   assert.ok(items() > first, 'the second capture went on from the cursor');

@@ -1,5 +1,6 @@
 // The hook's loader (dist/hook-boot.cjs; bin/baton.cjs requires it for `baton hook ...`): runs
-// dist/hook.cjs through V8's code cache kept in the store's home (codecache.ts,
+// the agent's hook bundle (dist/hook.<agent>.cjs, else dist/hook.cjs) through V8's code cache
+// kept in the store's home (codecache.ts,
 // docs/adr/0006). This file has no cache of its own: every hook process parses it and compiles
 // each function it calls, so it is straight-line code calling as few functions as it can, and
 // only the reading side is here (docs/adr/0080). The bundle decides and writes its cache itself after
@@ -10,8 +11,9 @@ import { resolveHome } from '../store/home.ts';
 import { HOOK_BOOT_SLOT, type HookBoot } from './boot-slot.ts';
 import { type CompiledBundle, compileWithCodeCache } from './codecache.ts';
 
-/** The sha-256 of dist/hook.cjs and of dist/hook-transcript.cjs, written in by scripts/build.mjs. */
+/** The sha-256 of dist/hook.cjs, of each agent's dist/hook.<agent>.cjs and of dist/hook-transcript.cjs, written in by scripts/build.mjs. */
 declare const BATON_HOOK_SHA: string;
+declare const BATON_HOOK_BUNDLES: Record<string, string>;
 declare const BATON_TRANSCRIPT_SHA: string;
 
 // --home as parseHookArgs (args.ts) reads it: the last one wins, --aspects takes the next word.
@@ -33,7 +35,12 @@ const home =
     : resolveHome(flag);
 // What the bundle needs to run the capture bundle through that one's cache too.
 (globalThis as Record<symbol, unknown>)[HOOK_BOOT_SLOT] = { home, transcriptSha: BATON_TRANSCRIPT_SHA } satisfies HookBoot;
-const compiled = compileWithCodeCache(`${__dirname}/hook.cjs`, BATON_HOOK_SHA, home);
+// The agent's own bundle (docs/adr/0092), each with its own cache; dist/hook.cjs for a name baton
+// does not know (it says which it knows) or an agent not in the first place after `hook`.
+const agent = argv[3];
+const compiled = Object.hasOwn(BATON_HOOK_BUNDLES, agent)
+  ? compileWithCodeCache(`${__dirname}/hook.${agent}.cjs`, BATON_HOOK_BUNDLES[agent], home, `hook.${agent}`)
+  : compileWithCodeCache(`${__dirname}/hook.cjs`, BATON_HOOK_SHA, home);
 const mod = { exports: {} as { afterBoot?: (c: CompiledBundle) => void }, filename: compiled.file, id: compiled.file, loaded: false };
 compiled.script.runInThisContext()(mod.exports, require, mod, compiled.file, __dirname);
 mod.loaded = true;

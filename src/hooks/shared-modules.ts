@@ -11,7 +11,7 @@
 import { adoptNativeSha256, contentDigest, contentDigestJs, pureSha256Hex, sha256, sha256Hex, sha256Js } from '../core/hash.ts';
 import { CHUNK_CHARS, LEAD_REACH, PEM_MAX_CHARS, REDACTED, RULES, keyInProse, newAhead, redactDefault, redactText, redactValue, userPattern } from '../core/redact.ts';
 import { ISO_SECONDS_RE, happenedAt, isoMillis, isoMillisOf, isoSeconds, systemClock, touchedAfter } from '../core/time.ts';
-import { gemini, stripHookContext } from '../providers/gemini.ts';
+import { stripHookContext } from '../providers/gemini-context.ts';
 import {
   DIR_MODE,
   FILE_MODE,
@@ -46,7 +46,7 @@ export function sharedModules(): Record<string, Record<string, unknown>> {
     'src/core/hash.ts': { adoptNativeSha256, contentDigest, contentDigestJs, pureSha256Hex, sha256, sha256Hex, sha256Js },
     'src/core/redact.ts': { CHUNK_CHARS, LEAD_REACH, PEM_MAX_CHARS, REDACTED, RULES, keyInProse, newAhead, redactDefault, redactText, redactValue, userPattern },
     'src/core/time.ts': { ISO_SECONDS_RE, happenedAt, isoMillis, isoMillisOf, isoSeconds, systemClock, touchedAfter },
-    'src/providers/gemini.ts': { gemini, stripHookContext },
+    'src/providers/gemini-context.ts': { stripHookContext },
     'src/store/fsutil.ts': {
       DIR_MODE,
       FILE_MODE,

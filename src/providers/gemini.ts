@@ -1,32 +1,7 @@
 // Gemini CLI (`gemini`): SessionStart / BeforeAgent / PreCompress / SessionEnd. Output is
 // JSON only (plain text becomes a UI message, not context); timeouts are milliseconds.
+import { stripHookContext } from './gemini-context.ts';
 import { type ProviderAdapter, shapeJson } from './types.ts';
-
-const OPEN = '<hook_context>';
-const CLOSE = '</hook_context>';
-
-/**
- * Gemini CLI (0.61.0, seen in the e2e runs) puts the SessionStart context before the user's
- * text in BeforeAgent's `prompt` as `<hook_context>...</hook_context>\n\n`, and appends
- * BeforeAgent contexts the same way: the archive keeps only what the user typed.
- * Linear: index searches only, no regex over a prompt that may be 10 MB of whitespace.
- */
-export function stripHookContext(prompt: string): string {
-  let out = prompt;
-  for (let i = 0; i < 8; i++) {
-    const t = out.trimStart();
-    const close = t.startsWith(OPEN) ? t.indexOf(CLOSE) : -1;
-    if (close < 0) break;
-    out = t.slice(close + CLOSE.length).trimStart();
-  }
-  for (let i = 0; i < 8; i++) {
-    const t = out.trimEnd();
-    const open = t.endsWith(CLOSE) ? t.lastIndexOf(OPEN) : -1;
-    if (open < 0) break;
-    out = t.slice(0, open).trimEnd();
-  }
-  return out;
-}
 
 export const gemini: ProviderAdapter = {
   name: 'gemini',

@@ -2,17 +2,10 @@
 // A Map, not an object: a name like `constructor` or `__proto__` is an unknown provider, never
 // a member of Object.prototype. PROVIDERS (for listing) has no prototype for the same reason.
 import { fail } from '../core/errors.ts';
-import { claude } from './claude.ts';
-import { codex } from './codex.ts';
-import { copilot } from './copilot.ts';
-import { droid } from './droid.ts';
-import { gemini } from './gemini.ts';
-import { kilo, opencode } from './opencode.ts';
-import { pi } from './pi.ts';
-import { qwen } from './qwen.ts';
+import { ADAPTERS } from './adapters.ts';
 import type { ProviderAdapter } from './types.ts';
 
-const REGISTRY: ReadonlyMap<string, ProviderAdapter> = new Map([claude, codex, gemini, qwen, copilot, droid, opencode, kilo, pi].map((a) => [a.name, a]));
+const REGISTRY: ReadonlyMap<string, ProviderAdapter> = new Map(ADAPTERS.map((a) => [a.name, a]));
 
 export const PROVIDER_NAMES = [...REGISTRY.keys()];
 export const PROVIDERS: Readonly<Record<string, ProviderAdapter>> = Object.assign(Object.create(null), Object.fromEntries(REGISTRY));

@@ -35,7 +35,7 @@
 //   read_file's file_path).
 // - `info`, `warning`, `error` → system message.
 import type { ItemUsage, RawItem } from '../core/transcript.ts';
-import { stripHookContext } from '../providers/gemini.ts';
+import { stripHookContext } from '../providers/gemini-context.ts';
 import { dirEntries, isDir, isFile, joinPath, str, textOfBlocks } from './reader-util.ts';
 import { type JsonlReader, type ParseState, type SessionFile, SkipLine } from './types.ts';
 
