@@ -75,6 +75,8 @@ test("each agent's hook bundle keeps its own cache: two agents in one home keep 
   const r = root();
   const home = join(r, 'store');
   hookOk(home, start(r));
+  // What an earlier baton kept for dist/hook.cjs: swept by the next agent's cache written.
+  fs.writeFileSync(join(cacheDirOf(home), `hook-${'a'.repeat(16)}-1-1--${process.version}-${process.arch}.v8cache`), 'old', { mode: 0o600 });
   const qwen = baton(['hook', 'qwen'], { home, input: start(r) });
   assert.equal(qwen.code, 0, qwen.stderr);
   assert.match(qwen.stdout, /TASK_POINTER_V2/);

@@ -161,8 +161,11 @@ export function writeCodeCache(dir: string, name: string, make: () => CodeCache)
     tmp = undefined;
     const keep = name.slice(0, name.indexOf('--') + 2);
     const kind = name.slice(0, name.indexOf('-') + 1);
+    // An agent's hook bundle also sweeps dist/hook.cjs's (`hook-`): what the hook kept before each
+    // agent had its own bundle (docs/adr/0092); that bundle now serves only names baton refuses.
+    const old = kind.startsWith('hook.') ? 'hook-' : kind;
     for (const n of readdirSync(dir)) {
-      if (n.startsWith(kind) && n.endsWith(SUFFIX) && !n.startsWith(keep)) unlinkSync(join(dir, n));
+      if ((n.startsWith(kind) || n.startsWith(old)) && n.endsWith(SUFFIX) && !n.startsWith(keep)) unlinkSync(join(dir, n));
     }
     return true;
   } catch {
