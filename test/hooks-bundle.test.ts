@@ -138,3 +138,30 @@ test('a prompt hook loads none of the modules behind fs lazy getters (fs/promise
   assert.ok(loaded.includes('NativeModule fs'), 'the list is the real one');
   for (const m of ['internal/fs/promises', 'readline', 'internal/readline/interface', 'internal/fs/watchers', 'internal/fs/dir', 'string_decoder']) assert.ok(!loaded.includes(`NativeModule ${m}`), m);
 });
+
+test("a prompt hook calls none of node:path's normalisers (join, normalize, resolve, relative): Node's start calls none of join's, whose first call compiles it (~0.25 M instructions)", () => {
+  const root = tmpDir();
+  const home = join(root, 'store');
+  const calls = join(root, 'calls.txt');
+  const preload = join(root, 'count-path.cjs');
+  // Wraps node:path's members before the hook loads; at exit, the calls baton's hook files made
+  // (not Node's own module loader). Each process writes the file: the last run's calls remain.
+  fs.writeFileSync(
+    preload,
+    `const p = require('node:path'); const seen = [];
+for (const k of ['join', 'normalize', 'resolve', 'relative']) { const f = p[k]; p[k] = function (...a) { const at = new Error().stack.split('\\n')[2] ?? ''; if (/dist\\/hook/.test(at)) seen.push(k + ' ' + a.join(' ') + ' ' + at.trim()); return f.apply(this, a); }; }
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(calls)}, seen.join('\\n')));\n`,
+  );
+  const sid = 'b0a7b0a7-1111-4222-8333-444455557777';
+  const env = { NODE_OPTIONS: `--require ${preload}` };
+  const start = baton(['hook', 'claude'], { home, env, input: JSON.stringify({ session_id: sid, cwd: root, hook_event_name: 'SessionStart', source: 'startup' }) });
+  assert.equal(start.code, 0, start.stderr);
+  // The first prompt adds the prompt's code to the code cache (a write of its own); the second is every prompt after.
+  for (const prompt of ['add a retry', 'and a test']) {
+    const r = baton(['hook', 'claude'], { home, env, input: JSON.stringify({ session_id: sid, cwd: root, hook_event_name: 'UserPromptSubmit', prompt }) });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /TASK_POINTER_V2/);
+  }
+  assert.ok(fs.existsSync(calls), 'the preload ran');
+  assert.equal(fs.readFileSync(calls, 'utf8'), '', "node:path's normalisers called by a prompt");
+});

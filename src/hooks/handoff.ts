@@ -23,8 +23,6 @@ export const MIN_HANDOFF_BUDGET = 512;
 export const MAX_HANDOFF_BUDGET = 65536;
 /** Where a claimed handoff is recorded (one file per handoff id). */
 export const HANDOFFS_DIR = 'handoffs';
-/** capture.ts's projection (transcripts/RECENT_FILE), read here without loading the capture engine. */
-const RECENT_PATH = join('transcripts', 'recent.json');
 /** A line's text is cut to this many bytes (the projection keeps up to 600 characters). */
 const LINE_TEXT_BYTES = 480;
 /** A line shortened to fit the budget keeps at least this much text, else it is left out. */
@@ -76,7 +74,9 @@ export function parseHandoffSpec(value: string): HandoffSpec {
 
 /** The session's recent projection, or null when it has none (no item captured yet) or it is unreadable. */
 export function readRecentProjection(sessionDir: string): Recent | null {
-  const b = readFileOrNull(join(sessionDir, RECENT_PATH));
+  // capture.ts's projection (RECENT_FILE), read without loading the capture engine. Its path is
+  // joined here, not at load: node:path's join at the top level cost every prompt ~0.25 M instructions.
+  const b = readFileOrNull(join(sessionDir, 'transcripts', 'recent.json'));
   const r = b && (parseSelfChecked(b.toString('utf8')) as unknown as Recent | null);
   return r?.v === 1 && Array.isArray(r.users) && Array.isArray(r.assistants) && Array.isArray(r.files) ? r : null;
 }

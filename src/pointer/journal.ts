@@ -91,9 +91,9 @@ function endsTorn(path: string): boolean {
     fd = fs.openSync(path, 'r');
     const size = fs.fstatSync(fd).size;
     if (size === 0) return false;
-    const b = Buffer.alloc(1);
-    fs.readSync(fd, b, 0, 1, size - 1);
-    return b[0] !== 0x0a;
+    // allocUnsafe, as the loader uses: Buffer.alloc's first call compiles it in every prompt hook.
+    const b = Buffer.allocUnsafe(1);
+    return fs.readSync(fd, b, 0, 1, size - 1) !== 1 || b[0] !== 0x0a;
   } catch {
     return false;
   } finally {
@@ -161,7 +161,7 @@ export function readJournalTail(dir: string, bytes = 65536): { records: JournalR
     fd = fs.openSync(journalPath(dir), 'r');
     const size = fs.fstatSync(fd).size;
     const start = Math.max(0, size - bytes);
-    const buf = Buffer.alloc(size - start);
+    const buf = Buffer.allocUnsafe(size - start); // only the n bytes read are used
     const n = fs.readSync(fd, buf, 0, buf.length, start);
     let text = buf.toString('utf8', 0, n);
     // A read that starts mid-file drops its first, partial line.

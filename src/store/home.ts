@@ -5,8 +5,8 @@
 // is written, and so is the filesystem root. What a crash leaves: a store without its marker,
 // adopted by its layout next time.
 import * as fs from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { join } from '../core/path.ts';
+import { dirname } from 'node:path';
+import { join, resolve } from '../core/path.ts';
 import { fail } from '../core/errors.ts';
 import { nodeOs } from '../core/host.ts';
 import { FILE_MODE, ensureDir, linkRefused } from './fsutil.ts';

@@ -125,7 +125,7 @@ export function contextMdSeq(dir: string): number | null {
   try {
     const fd = fs.openSync(join(dir, 'context.md'), 'r');
     try {
-      const buf = Buffer.alloc(400);
+      const buf = Buffer.allocUnsafe(400); // only the n bytes read are used
       const n = fs.readSync(fd, buf, 0, 400, 0);
       const m = CONTEXT_MARK_RE.exec(buf.toString('utf8', 0, n));
       return m ? Number(m[2]) : null;
