@@ -11,9 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { FsStore } from '../src/store/store.ts';
-import { makeClean } from './cases/hook-prompt.ts';
+import { buildContractFloor, makeClean } from './cases/hook-prompt.ts';
 import { installedHookCommand, runShell } from './hook-command.ts';
 
 const tmp = process.env.CG_TMP ?? '/tmp/baton-callgrind';
@@ -36,7 +35,7 @@ let step = 0;
 const republish = (): void => makeClean(store, sid, `Goal: measure the prompt hook\nNext: step ${++step}, keep it near node -e 0`);
 const input = JSON.stringify({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'Add retries with backoff to the upload client, then cover them with a test.' });
 const bundle = join(tmp, 'prompt-floor.cjs');
-await build({ entryPoints: [join(root, 'bench', 'floor', 'prompt-floor.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, minifyWhitespace: true, minifySyntax: true, logLevel: 'error' });
+await buildContractFloor(root, bundle);
 const floor = `${process.execPath} --hash-seed=1 ${join(root, 'bench', 'floor', 'loader.cjs')} ${bundle} ${join(tmp, 'prompt-floor.v8cache')}`;
 for (const w of which) {
   const cmd = w === 'hook' ? command : floor;

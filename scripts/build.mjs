@@ -146,6 +146,16 @@ async function shareBuiltinRequires(file) {
 }
 await shareBuiltinRequires('dist/hook.cjs');
 await shareBuiltinRequires('dist/hook-transcript.cjs');
+// The hook bundles are written already wrapped as Node's loader wraps a CommonJS module (the
+// head and tail are src/hooks/codecache.ts's CJS_HEAD and CJS_TAIL; a test holds them equal):
+// the hook's loader compiles the file's text as it is, where wrapping it at run time made V8
+// copy ~130 KB more (~40 page faults a hook, docs/bench.md). Not loadable by require(): only
+// dist/hook-boot.cjs runs them. dist/hook-transcript.cjs stays a plain module.
+async function prewrap(file) {
+  const text = await readFile(file, 'latin1');
+  await writeFile(file, `(function (exports, require, module, __filename, __dirname) { ${text}\n})`, 'latin1');
+}
+await prewrap('dist/hook.cjs');
 // One hook bundle for each agent, dist/hook.<agent>.cjs, whose registry holds that agent's adapter
 // alone (src/providers/adapters.ts replaced): the loader picks it by the command line's agent.
 // The other eight adapters cost each hook ~0.8 M instructions to load (docs/adr/0092).
@@ -167,9 +177,12 @@ for (const { name, from } of agentModules) {
       }));
     },
   };
-  await build({ ...common, entryPoints: ['src/hooks/entry.ts'], outfile, minifyWhitespace: true, minifySyntax: true, plugins: [oneAgent, ...common.plugins] });
+  // Identifiers minified too (not in dist/hook.cjs, which serves only names baton refuses and
+  // stays readable): ~25 % less source to read, copy and keep, ~40 page faults a hook (docs/bench.md).
+  await build({ ...common, entryPoints: ['src/hooks/entry.ts'], outfile, minifyWhitespace: true, minifySyntax: true, minifyIdentifiers: true, plugins: [oneAgent, ...common.plugins] });
   await assertAscii([outfile]);
   await shareBuiltinRequires(outfile);
+  await prewrap(outfile);
   hookBundles[name] = createHash('sha256').update(await readFile(outfile)).digest('hex');
 }
 if (Object.keys(hookBundles).length !== 9) throw new Error(`${ADAPTERS_MODULE}: ${Object.keys(hookBundles).length} agents found, 9 expected (the build reads its import lines)`);

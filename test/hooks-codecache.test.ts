@@ -212,6 +212,41 @@ test('runWithCodeCache: absent, then used; a cache of another source is rejected
   assert.equal(readCodeCache(cacheDirOf(home), name)?.covered, 1, 'a rejected cache covers nothing of before');
 });
 
+test('readCodeCache keeps one copy of the bytes and compares the second through the scratch buffer a piece at a time: a byte changed anywhere in it, a header that disagrees with the size, or a half byte refuse the cache', () => {
+  const r = root();
+  const dir = join(r, 'cache');
+  fs.writeFileSync(join(r, '.baton-home'), '', { mode: 0o600 });
+  const data = Buffer.alloc(200_003);
+  for (let i = 0; i < data.length; i++) data[i] = (i * 7919) & 0xff;
+  assert.equal(writeCodeCache(dir, 'hook-z--v.v8cache', () => ({ data, covered: 3 })), true);
+  const p = join(dir, 'hook-z--v.v8cache');
+  const good = fs.readFileSync(p);
+  assert.equal(good.length, 16 + 2 * data.length);
+  // Without a scratch, with one too small to use, with one of a few pieces, with one of many.
+  const scratches = [undefined, Buffer.alloc(100), Buffer.alloc(150_000, 0xee), Buffer.alloc(16_384, 0x11)];
+  for (const scratch of scratches) {
+    const read = readCodeCache(dir, 'hook-z--v.v8cache', scratch);
+    assert.equal(read?.covered, 3);
+    assert.ok(read?.data.equals(data), 'the bytes read are the first copy');
+  }
+  // A byte changed in the second copy: at its start, on a piece's edge, in the middle, at the end.
+  for (const at of [0, 16_383, 16_384, 100_000, 149_999, 150_000, data.length - 1]) {
+    const bad = Buffer.from(good);
+    bad[16 + data.length + at] ^= 0x20;
+    fs.writeFileSync(p, bad);
+    for (const scratch of scratches) assert.equal(readCodeCache(dir, 'hook-z--v.v8cache', scratch), undefined, `byte ${at}, scratch ${scratch?.length}`);
+  }
+  // A header whose length is not the file's, and a file of a half byte more.
+  const header = Buffer.from(good);
+  header.writeUInt32LE(data.length - 1, 12);
+  fs.writeFileSync(p, header);
+  assert.equal(readCodeCache(dir, 'hook-z--v.v8cache'), undefined);
+  fs.writeFileSync(p, Buffer.concat([good, Buffer.from([0])]));
+  assert.equal(readCodeCache(dir, 'hook-z--v.v8cache'), undefined);
+  fs.writeFileSync(p, good);
+  assert.ok(readCodeCache(dir, 'hook-z--v.v8cache')?.data.equals(data));
+});
+
 test('a cache folder writable by others is not trusted', () => {
   const r = root();
   const dir = join(r, 'cache');

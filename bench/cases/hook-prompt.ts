@@ -9,12 +9,14 @@
 // measured prompt does the full CLEAN → DIRTY work; each publish names a new next step, as an
 // agent's do (the same text every time is the identical-text streak's rarer path).
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { publish } from '../../src/pointer/publish.ts';
 import { readState } from '../../src/pointer/state.ts';
 import { FsStore, type Writer } from '../../src/store/store.ts';
 import { installedHookCommand, NODE_E0, runShell, timeShell } from '../hook-command.ts';
+import { CJS_HEAD, CJS_TAIL } from '../../src/hooks/codecache.ts';
 import { shellJoin } from '../../src/hooks/shell.ts';
 import { interleaved } from '../lib.ts';
 import type { BenchCase, CaseResult } from '../types.ts';
@@ -108,6 +110,16 @@ const hookPrompt: BenchCase = {
 };
 
 /**
+ * Builds bench/floor/prompt-floor.ts into `outfile` as scripts/build.mjs builds an agent's hook
+ * bundle: minified the same way (identifiers too) and written already wrapped as Node's loader wraps a module (CJS_HEAD,
+ * what bench/floor/loader.cjs compiles as it is, as the hook's loader does its bundle).
+ */
+export async function buildContractFloor(root: string, outfile: string): Promise<void> {
+  const r = await build({ entryPoints: [join(root, 'bench', 'floor', 'prompt-floor.ts')], bundle: true, platform: 'node', format: 'cjs', write: false, outfile, minifyWhitespace: true, minifySyntax: true, minifyIdentifiers: true, logLevel: 'error' });
+  writeFileSync(outfile, CJS_HEAD + r.outputFiles[0].text + CJS_TAIL, 'latin1');
+}
+
+/**
  * bench/floor/prompt-floor.ts (every disk step the contract asks of the prompt, in one
  * straight-line function, through a code cache as the hook's loader runs it) built and checked
  * once on the same session: its run, measured as the hook is (the pointer republished CLEAN
@@ -116,7 +128,7 @@ const hookPrompt: BenchCase = {
 async function contractFloor(root: string, tmp: string, env: Record<string, string | undefined>, input: string, republish: () => void): Promise<{ run?: () => number; error?: string }> {
   try {
     const bundle = join(tmp, 'prompt-floor.cjs');
-    await build({ entryPoints: [join(root, 'bench', 'floor', 'prompt-floor.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, minifyWhitespace: true, minifySyntax: true, logLevel: 'error' });
+    await buildContractFloor(root, bundle);
     const command = shellJoin([process.execPath, join(root, 'bench', 'floor', 'loader.cjs'), bundle, join(tmp, 'prompt-floor.v8cache')]);
     // Twice with its output checked: the second run is through the code cache the first wrote.
     for (let i = 0; i < 2; i++) {

@@ -38,9 +38,10 @@ const home =
 // The agent's own bundle (docs/adr/0092), each with its own cache; dist/hook.cjs for a name baton
 // does not know (it says which it knows) or an agent not in the first place after `hook`.
 const agent = argv[3];
+// Both are built already wrapped as Node's loader would wrap them (codecache.ts, CJS_HEAD).
 const compiled = Object.hasOwn(BATON_HOOK_BUNDLES, agent)
-  ? compileWithCodeCache(`${__dirname}/hook.${agent}.cjs`, BATON_HOOK_BUNDLES[agent], home, `hook.${agent}`)
-  : compileWithCodeCache(`${__dirname}/hook.cjs`, BATON_HOOK_SHA, home);
+  ? compileWithCodeCache(`${__dirname}/hook.${agent}.cjs`, BATON_HOOK_BUNDLES[agent], home, `hook.${agent}`, true)
+  : compileWithCodeCache(`${__dirname}/hook.cjs`, BATON_HOOK_SHA, home, 'hook', true);
 const mod = { exports: {} as { afterBoot?: (c: CompiledBundle) => void }, filename: compiled.file, id: compiled.file, loaded: false };
 compiled.script.runInThisContext()(mod.exports, require, mod, compiled.file, __dirname);
 mod.loaded = true;

@@ -68,8 +68,12 @@ const S_IFREG = 0o100000;
  * real folder and a regular file (never through a symlink: O_NOFOLLOW, fstat'd), ours, not
  * writable by group or others. The same two calls the hook makes anyway, where lstat and its
  * Stats helpers would be compiled for this check alone (docs/adr/0018).
+ * Only the first copy of V8's bytes is kept in memory: the second is read a piece at a time into
+ * `scratch` (the loader hands it the buffer the bundle's source was read into, done with by then)
+ * and compared. Memory a process touches for the first time costs a page fault each 4 KiB, ~10 µs
+ * on a virtual machine: a buffer of both copies cost the prompt hook ~50 faults (docs/bench.md).
  */
-export function readCodeCache(dir: string, name: string): CodeCache | undefined {
+export function readCodeCache(dir: string, name: string, scratch?: Buffer): CodeCache | undefined {
   const uid = typeof process.getuid === 'function' ? process.getuid() : -1;
   let fd: number | undefined;
   try {
@@ -82,20 +86,24 @@ export function readCodeCache(dir: string, name: string): CodeCache | undefined 
     const st = fstatSync(fd);
     const size = st.size;
     if ((st.mode & S_IFMT) !== S_IFREG || (uid !== -1 && st.uid !== uid) || (st.mode & 0o022) !== 0 || size <= HEADER_BYTES || size > MAX_CACHE_BYTES) return undefined;
-    const buf = Buffer.allocUnsafe(size);
-    let off = 0;
-    while (off < size) {
-      const n = readSync(fd, buf, off, size - off, off);
-      if (n <= 0) return undefined;
-      off += n;
-    }
+    // The header and the first copy (the file is the header and two copies of n bytes). A
+    // regular file reads whole but at its end: a short read is a file cut short (this function
+    // is compiled on every hook, uncached: each line of it costs, docs/adr/0080).
+    const n = (size - HEADER_BYTES) / 2;
+    if (n !== Math.floor(n)) return undefined;
+    const buf = Buffer.allocUnsafe(HEADER_BYTES + n);
+    if (readSync(fd, buf, 0, buf.length, 0) !== buf.length) return undefined;
     for (let i = 0; i < MAGIC.length; i++) if (buf[i] !== MAGIC[i]) return undefined;
     // A DataView (V8's own code), not readUInt32LE (Node's JavaScript, compiled on first use).
-    const view = new DataView(buf.buffer, buf.byteOffset, size);
-    const n = view.getUint32(MAGIC.length + 4, true);
-    if (n === 0 || size !== HEADER_BYTES + 2 * n) return undefined;
-    const data = buf.subarray(HEADER_BYTES, HEADER_BYTES + n);
-    if (!data.equals(buf.subarray(HEADER_BYTES + n))) return undefined;
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.length);
+    if (view.getUint32(MAGIC.length + 4, true) !== n) return undefined;
+    const data = buf.subarray(HEADER_BYTES);
+    // The second copy, a piece at a time, each compared with its part of the first.
+    const piece = scratch !== undefined && scratch.length >= 16384 ? scratch : Buffer.allocUnsafe(n);
+    for (let at = 0; at < n; at += piece.length) {
+      const want = Math.min(piece.length, n - at);
+      if (readSync(fd, piece, 0, want, HEADER_BYTES + n + at) !== want || !piece.subarray(0, want).equals(data.subarray(at, at + want))) return undefined;
+    }
     return { data, covered: view.getUint32(MAGIC.length, true) };
   } catch {
     return undefined;
@@ -206,16 +214,26 @@ export interface CachedRun<T> {
 }
 
 /**
- * Compiles the CommonJS file `file`, ASCII, with the code cache of `home` (not run yet).
- * `bundleHash` is the file's build hash (the build writes it into the loader). The reading side
- * only: the hook's loader (boot.ts) compiles this and nothing of the writing side, which the
- * bundle itself carries (saveCodeCache), inside its own cache (docs/adr/0080).
+ * What Node's loader wraps a CommonJS module's source in; the hook bundles carry it already
+ * (scripts/build.mjs, `prewrapped`), so the loader compiles the file's text as it is.
  */
-export function compileWithCodeCache(file: string, bundleHash: string, home: string, kind = 'hook'): CompiledBundle {
+export const CJS_HEAD = '(function (exports, require, module, __filename, __dirname) { ';
+export const CJS_TAIL = '\n})';
+
+/**
+ * Compiles the CommonJS file `file`, ASCII, with the code cache of `home` (not run yet).
+ * `bundleHash` is the file's build hash (the build writes it into the loader). `prewrapped`: the
+ * file is already the wrapped function (CJS_HEAD … CJS_TAIL), as the build writes the hook
+ * bundles: wrapping at run time made V8 flatten a second copy of ~130 KB (~40 page faults).
+ * The reading side only: the hook's loader (boot.ts) compiles this and nothing of the writing
+ * side, which the bundle itself carries (saveCodeCache), inside its own cache (docs/adr/0080).
+ */
+export function compileWithCodeCache(file: string, bundleHash: string, home: string, kind = 'hook', prewrapped = false): CompiledBundle {
   const fd = openSync(file, constants.O_RDONLY);
   let source: string;
   let size: number;
   let mtimeMs: number;
+  let scratch: Buffer;
   try {
     const st = fstatSync(fd);
     size = st.size;
@@ -230,14 +248,15 @@ export function compileWithCodeCache(file: string, bundleHash: string, home: str
     // The bundle is ASCII (scripts/build.mjs refuses any other byte): latin1 reads it as UTF-8
     // would, without UTF-8's scan of 130 KB for multi-byte sequences (docs/adr/0018).
     source = buf.toString('latin1', 0, off);
+    scratch = buf; // copied into the string: the cache's check reads through it (readCodeCache)
   } finally {
     closeSync(fd);
   }
   const dir = `${home}/cache`; // cacheDirOf(home), inline: one function less to compile
   const name = cacheNameOf(bundleHash, size, mtimeMs, kind);
-  const cached = readCodeCache(dir, name);
+  const cached = readCodeCache(dir, name, scratch);
   const cachedData = cached?.data;
-  const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n})`;
+  const wrapped = prewrapped ? source : CJS_HEAD + source + CJS_TAIL;
   let script: Script;
   try {
     script = new Script(wrapped, { filename: file, cachedData });
