@@ -111,8 +111,9 @@ const hookPrompt: BenchCase = {
 
 /**
  * Builds bench/floor/prompt-floor.ts into `outfile` as scripts/build.mjs builds an agent's hook
- * bundle: minified the same way (identifiers too) and written already wrapped as Node's loader wraps a module (CJS_HEAD,
- * what bench/floor/loader.cjs compiles as it is, as the hook's loader does its bundle).
+ * bundle: minified the same way (identifiers too) and written already wrapped as Node's loader
+ * wraps a module (CJS_HEAD), which bench/floor/loader.cjs compiles as it is, as the hook's loader
+ * does its bundle.
  */
 export async function buildContractFloor(root: string, outfile: string): Promise<void> {
   const r = await build({ entryPoints: [join(root, 'bench', 'floor', 'prompt-floor.ts')], bundle: true, platform: 'node', format: 'cjs', write: false, outfile, minifyWhitespace: true, minifySyntax: true, minifyIdentifiers: true, logLevel: 'error' });

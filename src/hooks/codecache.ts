@@ -215,7 +215,7 @@ export interface CachedRun<T> {
 
 /**
  * What Node's loader wraps a CommonJS module's source in; the hook bundles carry it already
- * (scripts/build.mjs, `prewrapped`), so the loader compiles the file's text as it is.
+ * (scripts/build.mjs, `prewrap`), so the loader compiles the file's text as it is.
  */
 export const CJS_HEAD = '(function (exports, require, module, __filename, __dirname) { ';
 export const CJS_TAIL = '\n})';
