@@ -7,6 +7,8 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { listSessions, rebuildIndex, searchSessions } from '../src/index/api.ts';
 import { SCHEMA_VERSION } from '../src/index/migrations.ts';
+import { type RebuildSink, rebuildInto } from '../src/index/rebuild.ts';
+import { WorkerSink, sqliteModulePath } from '../src/index/rebuild-worker.ts';
 import { baton, tmpDir, treeHash } from './helpers.ts';
 import { append, makeSession } from './index-helpers.ts';
 
@@ -158,4 +160,34 @@ test('a fresh build leaves FTS5 merging on: the bulk load turns it off, every bu
     rebuildIndex(home, { worker });
     assert.equal(automerge(), 4, `worker: ${worker}`);
   }
+});
+
+test('a sink that fails fails the rebuild at once, never as an error of each session (a dead worker would stall on every one)', () => {
+  const { home } = store();
+  const before = treeHash(home);
+  let calls = 0;
+  const failing: RebuildSink = {
+    session() {},
+    chunk() {
+      calls++;
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    },
+    flush() {},
+    finish() {
+      assert.fail('finish after a failed chunk');
+    },
+  };
+  assert.throws(() => rebuildInto(failing, home), /disk is full/);
+  assert.equal(calls, 1);
+  // A worker that cannot open its database fails the build with its own error.
+  const sqlite = sqliteModulePath();
+  assert.ok(sqlite);
+  const missing = join(tmpDir(), 'gone', 'baton.db.rebuild-x');
+  const sink = new WorkerSink(missing, sqlite, [], '');
+  try {
+    assert.throws(() => rebuildInto(sink, home), /index worker: .*(directory|unable to open)/i);
+  } finally {
+    sink.close();
+  }
+  assert.equal(treeHash(home), before, 'a failed build writes nothing in the store');
 });

@@ -58,6 +58,42 @@ export function sweepIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
   return raw !== undefined && raw !== '' && Number.isFinite(v) && v >= 0 ? v : 60_000;
 }
 
+/**
+ * One session's log read and projected, with its search chunks (the pointer's row last: the
+ * end of the session's rowid range, pointer-text.ts); null when it holds no event. A log that
+ * cannot be read is an error of that session, recorded in `stats`, and the build goes on.
+ */
+function readSession(dir: string, id: string, stats: RebuildStats): { row: SessionRow; stat: LogStat; chunks: Chunk[] } | null {
+  try {
+    const path = join(dir, LOG_FILE);
+    const st = statLog(path);
+    if (!st || st.size === 0) return null;
+    const row = emptyRow(id);
+    // A session's texts are held until its log is read, so `session redact` patterns
+    // (context.rewritten, later in the log) apply before anything reaches the index.
+    const texts = new TextBuffer();
+    const last: { pointer: PointerOp | null } = { pointer: null };
+    readLogInto(path, row, st.size, (op: TextOp) => {
+      if (op.kind === 'text') texts.add({ seq: op.seq, type: op.type, text: op.text, off: op.off });
+      else if (op.kind === 'pointer') last.pointer = laterPointer(last.pointer, op);
+      else texts.redact(op.seqs, op.pattern);
+    });
+    if (row.last_seq === 0 && !row.corrupt) return null;
+    const chunks = texts.chunks();
+    const p = last.pointer;
+    const pc = p && pointerChunk(dir, id, p.seq, p.off, p.digest);
+    if (pc) chunks.push(pc);
+    stats.sessions++;
+    stats.events += row.events;
+    stats.texts += texts.size;
+    if (row.corrupt) stats.corrupt++;
+    return { row, stat: st, chunks };
+  } catch (e) {
+    stats.errors.push({ session: id, message: e instanceof Error ? e.message : String(e) });
+    return null;
+  }
+}
+
 export function rebuildInto(sink: RebuildSink, home: string, opts: { progress?: (done: number, total: number) => void; nowMs?: number } = {}): RebuildStats {
   const t0 = performance.now();
   const now = opts.nowMs ?? Date.now();
@@ -72,36 +108,13 @@ export function rebuildInto(sink: RebuildSink, home: string, opts: { progress?: 
   let num = 0;
   for (let i = 0; i < total; i++) {
     const id = names[i];
-    try {
-      const path = join(sessionsDir, id, LOG_FILE);
-      const st = statLog(path);
-      if (st && st.size > 0) {
-        const row = emptyRow(id);
-        // A session's texts are held until its log is read, so `session redact` patterns
-        // (context.rewritten, later in the log) apply before anything reaches the index.
-        const texts = new TextBuffer();
-        const last: { pointer: PointerOp | null } = { pointer: null };
-        readLogInto(path, row, st.size, (op: TextOp) => {
-          if (op.kind === 'text') texts.add({ seq: op.seq, type: op.type, text: op.text, off: op.off });
-          else if (op.kind === 'pointer') last.pointer = laterPointer(last.pointer, op);
-          else texts.redact(op.seqs, op.pattern);
-        });
-        if (row.last_seq > 0 || row.corrupt) {
-          num++;
-          for (const c of texts.chunks()) sink.chunk(num, c);
-          // The pointer's row last: the end of the session's rowid range (pointer-text.ts).
-          const p = last.pointer;
-          const pc = p && pointerChunk(join(sessionsDir, id), id, p.seq, p.off, p.digest);
-          if (pc) sink.chunk(num, pc);
-          sink.session(num, row, st);
-          stats.sessions++;
-          stats.events += row.events;
-          stats.texts += texts.size;
-          if (row.corrupt) stats.corrupt++;
-        }
-      }
-    } catch (e) {
-      stats.errors.push({ session: id, message: e instanceof Error ? e.message : String(e) });
+    const read = readSession(join(sessionsDir, id), id, stats);
+    // The sink's errors are outside readSession's catch: a failed worker fails the build at
+    // once, never one session at a time (each would wait out the worker's stall timeout).
+    if (read) {
+      num++;
+      for (const c of read.chunks) sink.chunk(num, c);
+      sink.session(num, read.row, read.stat);
     }
     if ((i + 1) % BATCH === 0 || i + 1 === total) {
       sink.flush();
