@@ -77,6 +77,29 @@ test('catch-up reads from the indexed offset: bytes before the last indexed line
   assert.equal(row.corrupt, null);
 });
 
+test('each line\'s offset is its byte offset and its text as written, in an ASCII log and in one with other scripts, a torn tail left', () => {
+  const home = tmpDir();
+  for (const texts of [['plain', 'ascii only', 'still ascii'], ['plain', 'přílišné žluťoučké', '中文的笔记 and more', 'emoji \u{1F600} after']]) {
+    const id = makeSession(home, 'offsets', tmpDir('baton-ws-'), { texts });
+    const log = join(home, 'sessions', id, 'events.jsonl');
+    fs.appendFileSync(log, '{"seq":99,"torn'); // an unfinished line: not projected, not an error
+    const bytes = fs.readFileSync(log);
+    const starts = [0];
+    for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10 && i + 1 < bytes.length) starts.push(i + 1);
+    const seen: { off: number; text: string }[] = [];
+    const row = emptyRow(id);
+    const res = readLogInto(log, row, bytes.length, (op) => op.kind === 'text' && op.type === 'context.appended' && seen.push({ off: op.off, text: op.text }));
+    assert.deepEqual(res, { ok: true });
+    assert.equal(row.corrupt, null);
+    assert.equal(row.events, texts.length + 2);
+    assert.deepEqual(seen.map((s) => s.text), texts);
+    // The context entries are the last lines before the torn one: their offsets are those lines' bytes.
+    assert.deepEqual(seen.map((s) => s.off), starts.slice(-1 - texts.length, -1));
+    assert.equal(row.log_offset, starts[starts.length - 1], 'projected up to the torn line');
+    for (const s of seen) assert.equal(JSON.parse(bytes.subarray(s.off, bytes.indexOf(10, s.off)).toString('utf8')).payload.text, s.text);
+  }
+});
+
 test('a log replaced by a different history: one conflict, the log\'s truth listed, the folder byte-identical', () => {
   process.env.BATON_INDEX_SWEEP_MS = '0'; // the replacement announces nothing: the stat sweep finds it
   const home = tmpDir();

@@ -3,6 +3,7 @@
 // later (not projected, not an error); a bad line with valid lines after it marks the
 // session corrupt (WS201) and projection stops there. Checks each line's JSON, seq
 // continuity and the presence of h; the full chain check is `session verify`'s job.
+import { isAscii } from 'node:buffer';
 import * as fs from 'node:fs';
 import { type StoredEvent, parseEventLine } from '../core/events.ts';
 import { type SessionRow, type TextOp, projectEvent } from './project.ts';
@@ -74,12 +75,16 @@ export function readLogInto(path: string, row: SessionRow, size: number, text?: 
         pos += n;
       }
       let start = 0;
-      for (;;) {
-        const nl = buf.indexOf(10, start);
-        if (nl < 0 || nl >= have) break;
+      // The complete lines held end at `end`. When they are all ASCII (most logs), one decode
+      // serves them all and string offsets are byte offsets; else each line is decoded alone.
+      const end = have > 0 ? buf.lastIndexOf(10, have - 1) : -1;
+      const ascii = end > 0 && isAscii(buf.subarray(0, end)) ? buf.toString('latin1', 0, end) : null;
+      while (start <= end) {
+        let nl = ascii === null ? buf.indexOf(10, start) : ascii.indexOf('\n', start);
+        if (nl < 0) nl = end; // the last line's newline is not in `ascii`
         const lineStart = base + start;
         const lineEnd = base + nl + 1;
-        const raw = buf.toString('utf8', start, nl);
+        const raw = ascii === null ? buf.toString('utf8', start, nl) : ascii.slice(start, nl);
         start = nl + 1;
         if (checkFirst) {
           checkFirst = false;

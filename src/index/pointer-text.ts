@@ -6,7 +6,8 @@
 // back from state.json by search (the index holds no text). Read-only: never writes state.json.
 // What a crash leaves: a state.json ahead of its event (cas.ts) is searched as it is, but
 // its new words are indexed only with the next pointer event.
-import { readState } from '../pointer/state.ts';
+import * as fs from 'node:fs';
+import { readState, statePath } from '../pointer/state.ts';
 import type { Chunk } from './chunks.ts';
 import type { PointerOp } from './project.ts';
 
@@ -15,6 +16,10 @@ export const POINTER_SLOT = 2 ** 32 - 1;
 
 /** The pointer a session shows: its text when there is one (not cleared, not empty) and when it was written; null otherwise or unreadable. */
 export function pointerText(sessionDir: string, id: string): { text: string; at: string } | null {
+  // Most sessions of a store with pointer events have a state.json; one without (a copied or
+  // synced store) is told apart by a stat, not a thrown ENOENT (~10 µs each, on every session
+  // of a rebuild). A link answers true here and is refused by readState below.
+  if (!fs.existsSync(statePath(sessionDir))) return null;
   try {
     const st = readState(sessionDir, id);
     if (st.status === 'CLEARED' || !st.pointer_text || !st.updated_at) return null;
