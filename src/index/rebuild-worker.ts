@@ -14,8 +14,10 @@ import type { SessionRow } from './project.ts';
 import type { RebuildSink } from './rebuild.ts';
 import { INSERT_TEXT_SQL, UPSERT_SQL, rowParams, textRowid } from './writer.ts';
 
-const MAX_IN_FLIGHT = 6;
-const CHUNKS_PER_BATCH = 200;
+// Small batches (20 chunks, ~120 KB of text: below glibc's 128 KiB mmap threshold, so each
+// message's buffer is reused heap, not fresh pages) and as many chunks in flight as before.
+const MAX_IN_FLIGHT = 60;
+const CHUNKS_PER_BATCH = 20;
 /** A worker that makes no progress for this many seconds has died: the build fails. */
 const STALL_S = 120;
 
@@ -36,7 +38,9 @@ try {
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
   db.pragma('locking_mode = EXCLUSIVE');
-  db.pragma('cache_size = -32768');
+  // A small cache: FTS5 writes its segments once, in order, and never reads them back during
+  // the build; a larger one only faulted in fresh memory (32 MiB: +7,000 page faults, +30 MiB).
+  db.pragma('cache_size = -4096');
   for (const sql of migrations) db.exec(sql);
   db.pragma('user_version = ' + schemaVersion);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('format', ?)").run('baton-index-' + schemaVersion);
