@@ -14,8 +14,9 @@ import type { SessionRow } from './project.ts';
 import type { RebuildSink } from './rebuild.ts';
 import { INSERT_TEXT_SQL, UPSERT_SQL, rowParams, textRowid } from './writer.ts';
 
-// Small batches (20 chunks, ~120 KB of text: below glibc's 128 KiB mmap threshold, so each
-// message's buffer is reused heap, not fresh pages) and as many chunks in flight as before.
+// Small batches (20 chunks: ~120 KB of text for typical chunks, under glibc's 128 KiB mmap
+// threshold, so a message's buffer is mostly reused heap, not fresh pages; at most ~320 KB) and
+// as many chunks in flight as before.
 const MAX_IN_FLIGHT = 60;
 const CHUNKS_PER_BATCH = 20;
 /** A worker that makes no progress for this many seconds has died: the build fails. */
