@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { treeHash } from '../helpers.ts';
+import { readJsonl, treeHash } from '../helpers.ts';
 import { type AgentRun, agentsInstalled, assertAgentRan, CLAUDE_VERSION, canMountReadOnly, claude, newUser, removeUsers, readOnlyWrap, type User, userBaton } from './agents.ts';
 import { ModelServer } from './model-server.ts';
 import { newestPointerBlock, pointerBlocks, receiptIn } from './pointer-agent.ts';
@@ -292,6 +292,16 @@ interface Story {
   plan: AgentPlan;
 }
 
+/** The transcript Claude Code keeps of session `id` (~/.claude/projects/<project>/<id>.jsonl). */
+function claudeTranscript(user: User, id: string): string {
+  const root = join(user.home, '.claude', 'projects');
+  for (const p of fs.readdirSync(root)) {
+    const f = join(root, p, `${id}.jsonl`);
+    if (fs.existsSync(f)) return f;
+  }
+  assert.fail(`no transcript of ${id} under ${root}`);
+}
+
 function diligentStory(): Story {
   const story = { plan: {} } as Story;
   before(async () => {
@@ -365,7 +375,21 @@ describe(`Claude Code ${CLAUDE_VERSION}: the pointer block said once`, { skip },
       pointerBlocks(text)
         .map((b) => `${b.marker} ${Object.keys(b.fields).join(',')} STATUS=${b.fields.STATUS ?? '-'}`)
         .join('\n');
-    assert.ok(full.length >= 2, `the compact and the resume start contexts both carry the full block; the request's blocks:\n${seen()}\nits last 4000 characters:\n${text.slice(-4000)}`);
+    // The compaction's own start context: Claude Code records it in the transcript after the
+    // compact boundary, and the next request carries it. The resume starts' contexts (of the
+    // /compact run and of this one) are not held to: in -p mode Claude Code 2.1.328 does
+    // not always wait for a SessionStart(resume) hook before it goes on (the hook ran: baton
+    // recorded its episode), so this request carried one, two or three start contexts over runs.
+    const lines0 = readJsonl(claudeTranscript(story.user, id));
+    const boundary = lines0.findIndex((l) => l.type === 'system' && l.subtype === 'compact_boundary');
+    assert.ok(boundary >= 0, 'the transcript holds the compact boundary');
+    const compactStart = lines0.slice(boundary).find((l) => l.attachment?.type === 'hook_additional_context' && l.attachment.hookEvent === 'SessionStart');
+    assert.ok(compactStart, 'Claude Code recorded the compact start context after the boundary');
+    const compactText = (compactStart.attachment.content as string[]).join('\n').trim();
+    const compactBlock = pointerBlocks(compactText)[0];
+    assert.ok(compactBlock?.fields.INSTRUCTION && compactBlock.fields.STATUS === 'DIRTY', `the compact start context carries the full block: ${compactText}`);
+    assert.ok(text.includes(compactText), `the request carries the compact start context; the request's blocks:\n${seen()}\nits last 4000 characters:\n${text.slice(-4000)}`);
+    assert.ok(full.length >= 1, `a full block in the request; its blocks:\n${seen()}`);
     assert.equal(full[0].pointerText, 'Goal: say it once\nNext: check the request bodies');
     // The prompt after them: nothing changed since those starts showed it, so one line.
     const lines = [...text.matchAll(UNCHANGED)];
