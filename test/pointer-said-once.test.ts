@@ -98,9 +98,9 @@ function assertShort(c: string, full: string): void {
   assert.ok(bytes(c) <= 300, `${bytes(c)} bytes`);
 }
 
-function publishFrom(w: AgentWorld, full: string, text: string): void {
+function publishFrom(w: AgentWorld, full: string, text: string, status = 'CLEAN'): void {
   const f = fields(full);
-  const req = { schema_version: 3, session_id: f.SESSION_ID, expected_generation: f.GENERATION, expected_revision: Number(f.REVISION), task_id: f.TASK_ID ?? TASK, target_status: 'CLEAN', pointer_text: text };
+  const req = { schema_version: 3, session_id: f.SESSION_ID, expected_generation: f.GENERATION, expected_revision: Number(f.REVISION), task_id: f.TASK_ID ?? TASK, target_status: status, pointer_text: text };
   const r = baton(['pointer', 'publish'], { env: w.env, input: JSON.stringify(req) });
   assert.equal(r.code, 0, r.stderr + r.stdout);
 }
@@ -156,6 +156,37 @@ test('every SessionStart shows the full block, even with nothing changed, and th
     const s = a.event('start', { source });
     assert.ok(isFull(s), `${source}: ${s}`);
     assert.deepEqual([fields(s).STATUS, fields(s).REVISION], ['DIRTY', '3']);
+    assertShort(a.event('prompt'), s);
+  }
+});
+
+test('a resume start that showed a changed block leaves the next prompt the full block (the provider may not have handed the start to the model), then the line', () => {
+  const a = agent('claude', randomUUID());
+  const p = dirty(a);
+  // Another surface publishes while this agent is away; DIRTY, so the prompts write nothing.
+  publishFrom(a.w, p, 'Goal: say it once\nNext: picked up elsewhere', 'DIRTY');
+  const s = a.event('start', { source: 'resume' });
+  assert.ok(isFull(s), s);
+  assert.deepEqual([fields(s).STATUS, fields(s).REVISION], ['DIRTY', '4']);
+  const p1 = a.event('prompt');
+  assert.ok(isFull(p1), `the prompt after a resume that changed the block says it in full: ${p1}`);
+  assert.deepEqual([fields(p1).STATUS, fields(p1).REVISION], ['DIRTY', '4']);
+  assert.ok(p1.includes('Next: picked up elsewhere'));
+  assertShort(a.event('prompt'), p1);
+  // A resume with nothing changed since is taken as seen: the next prompt is the line.
+  const s2 = a.event('start', { source: 'resume' });
+  assert.ok(isFull(s2), s2);
+  assertShort(a.event('prompt'), s2);
+});
+
+test('a changed block at any other start (startup, compact, a new source) is taken as seen: the next prompt is the line', () => {
+  for (const source of ['startup', 'compact', 'something-new']) {
+    const a = agent('claude', randomUUID());
+    const p = dirty(a);
+    publishFrom(a.w, p, `Goal: say it once\nNext: changed before ${source}`, 'DIRTY');
+    const s = a.event('start', { source });
+    assert.ok(isFull(s), `${source}: ${s}`);
+    assert.equal(fields(s).REVISION, '4');
     assertShort(a.event('prompt'), s);
   }
 });

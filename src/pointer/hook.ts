@@ -191,10 +191,24 @@ function viewOf(o: Observed, action: string, opts: PointerHookOptions, refs: str
   };
 }
 
-/** A start's block, in full with refs; remembered as what this viewer was shown. */
-function startContext(store: FsStore, id: string, o: Observed, opts: PointerHookOptions): string {
+/**
+ * A start's block, in full with refs; remembered as what this viewer was shown. A resume start
+ * whose block is not what the viewer was last shown is remembered as unconfirmed: a provider
+ * may go on without waiting for a resume start's context (Claude Code in print mode does), so
+ * the model may not have it when the next prompt comes, and that prompt gives the block in
+ * full again instead of a line standing for a block the model never saw (docs/adr/0094).
+ */
+function startContext(store: FsStore, id: string, o: Observed, opts: PointerHookOptions, source: string): string {
   const r = block(store, id, o, opts);
-  if (remembers(opts)) rememberShown(memoryDir(store, id), opts.viewer, viewOf(o, r.decision.action, opts, refsNowShown(opts)));
+  if (remembers(opts)) {
+    const dir = memoryDir(store, id);
+    const now = viewOf(o, r.decision.action, opts, refsNowShown(opts));
+    if (source === 'resume' && dir !== null) {
+      const before = readShown(dir, opts.viewer);
+      if (before === null || before.unconfirmed || before.refs !== now.refs || !samePointer(before, now)) now.unconfirmed = true;
+    }
+    rememberShown(dir, opts.viewer, now);
+  }
   return appendRefs(r.text(), opts.renderRefs);
 }
 
@@ -221,7 +235,8 @@ function promptContext(store: FsStore, id: string, o: Observed, opts: PointerHoo
   if (dir === null) return r.text();
   const now = viewOf(o, r.decision.action, opts, refsNowShown(opts));
   const before = readShown(dir, opts.viewer);
-  const refsSame = before !== null && before.refs === now.refs;
+  // After an unconfirmed start the model may have seen neither the block nor its refs.
+  const refsSame = before !== null && before.refs === now.refs && !before.unconfirmed;
   if (refsSame && samePointer(before, now)) return renderUnchanged(o, r.decision.action);
   rememberShown(dir, opts.viewer, now);
   return refsSame ? r.text() : appendRefs(r.text(), opts.renderRefs);
@@ -271,7 +286,7 @@ function onStart(store: FsStore, id: string, source: string, opts: PointerHookOp
       const pe = pointerError(e);
       return stop(pe.code, pe.message);
     }
-    return withPlan({ context: startContext(store, id, a.observed, opts) }, a, opts);
+    return withPlan({ context: startContext(store, id, a.observed, opts, source) }, a, opts);
   }
   let cur: Observed;
   try {
@@ -282,7 +297,7 @@ function onStart(store: FsStore, id: string, source: string, opts: PointerHookOp
     if (source === 'compact') return stop(pe.code, pe.message);
     return { context: appendRefs(renderUnknownRecovery(pe.code, id, opts.publisherCommand), opts.renderRefs) };
   }
-  const r: PointerHookResult = { context: startContext(store, id, cur, opts) };
+  const r: PointerHookResult = { context: startContext(store, id, cur, opts, source) };
   if (opts.dryRun) r.planned = [];
   return r;
 }

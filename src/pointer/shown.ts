@@ -22,6 +22,12 @@ export interface Shown {
   publisher: string;
   /** The refs as shown: `digest state` per ref, in render order; '' without refs. */
   refs: string;
+  /**
+   * Shown by a resume start that changed what the viewer had seen: the provider may not have
+   * handed that start's context to the model yet (Claude Code's print mode goes on without
+   * waiting for it), so the next prompt says the block in full again (docs/adr/0094).
+   */
+  unconfirmed?: true;
 }
 
 /** `<provider>.<provider session id>`, made a file name injectively; null when too long to be one. */
