@@ -6,7 +6,8 @@
 // missing or odd file gives less to show, never an error.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { join } from '../core/path.ts';
 import { fileURLToPath } from 'node:url';
 import type { TranscriptItem } from '../core/transcript.ts';
 import { redactText } from '../core/redact.ts';

@@ -4,7 +4,7 @@
 // (never overwritten) and appended to once; nothing prunes it. Not fsync'd: it is written
 // before episode.opened, so a crash leaves at worst a context file no event names.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { redactText } from '../core/redact.ts';
 import { isoMillis } from '../core/time.ts';
 import { FILE_MODE, appendDurable, ensureSubdir, refuseLink } from '../store/fsutil.ts';

@@ -3,7 +3,7 @@
 // bundle's inputs to prove it). process.argv = [node, bin/baton.cjs, 'hook', ...].
 // Its loader (boot.ts) calls afterBoot, which writes this bundle's code cache when the event
 // reached the store, and ends the process.
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { parseHookArgs } from './args.ts';
 import { HOOK_BOOT_SLOT, type HookBoot } from './boot-slot.ts';
 import { type CachedRun, type CompiledBundle, runWithCodeCache, saveCodeCache } from './codecache.ts';

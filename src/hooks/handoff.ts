@@ -9,7 +9,7 @@
 // handoffs/<id>.json with O_EXCL, every later start with that id gets nothing. Lean: on the
 // hook path (no library).
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { fail } from '../core/errors.ts';
 import { isoMillis } from '../core/time.ts';
 import type { RefNow } from '../store/refs.ts';

@@ -2,7 +2,7 @@
 // stdin. Reads stdin, runs the dispatcher, writes stdout/stderr, sets the exit code. The
 // bundle entry (entry.ts) and the CLI route (`baton --home X hook ...`) both call hookMain.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { writeFd } from '../core/stdio.ts';
 import { type BoundedRead, readFdBounded } from '../store/bounded-read.ts';
 import { resolveHome } from '../store/home.ts';

@@ -9,6 +9,7 @@
 // prompt hook build seven namespace objects of getters at load (~0.6 M instructions; docs/adr/0079).
 // Keys are paths from the repository's root, one per line.
 import { adoptNativeSha256, contentDigest, contentDigestJs, pureSha256Hex, sha256, sha256Hex, sha256Js } from '../core/hash.ts';
+import { join, resolve } from '../core/path.ts';
 import { CHUNK_CHARS, LEAD_REACH, PEM_MAX_CHARS, REDACTED, RULES, keyInProse, newAhead, redactDefault, redactText, redactValue, userPattern } from '../core/redact.ts';
 import { ISO_SECONDS_RE, happenedAt, isoMillis, isoMillisOf, isoSeconds, systemClock, touchedAfter } from '../core/time.ts';
 import { stripHookContext } from '../providers/gemini-context.ts';
@@ -44,6 +45,7 @@ export const SHARED_MODULES_SLOT = Symbol.for('baton.hook-modules');
 export function sharedModules(): Record<string, Record<string, unknown>> {
   return {
     'src/core/hash.ts': { adoptNativeSha256, contentDigest, contentDigestJs, pureSha256Hex, sha256, sha256Hex, sha256Js },
+    'src/core/path.ts': { join, resolve },
     'src/core/redact.ts': { CHUNK_CHARS, LEAD_REACH, PEM_MAX_CHARS, REDACTED, RULES, keyInProse, newAhead, redactDefault, redactText, redactValue, userPattern },
     'src/core/time.ts': { ISO_SECONDS_RE, happenedAt, isoMillis, isoMillisOf, isoSeconds, systemClock, touchedAfter },
     'src/providers/gemini-context.ts': { stripHookContext },

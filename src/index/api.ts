@@ -3,7 +3,7 @@
 // the logs (reconcile.ts), answers, and closes. When no index can be had, listing and
 // search scan the logs instead and say so through io.note. Never writes a session folder.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { LOG_FILE } from '../store/log.ts';
 import { type Db, type IndexIo, buildFresh, dbPath, openIndex, withIndex } from './db.ts';
 import { statLog } from './logread.ts';

@@ -4,7 +4,8 @@
 // busy_timeout 5 s, synchronous=NORMAL. What a crash leaves: a WAL SQLite recovers, or a
 // `baton.db.rebuild-*` temp file that the next build removes.
 import * as fs from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { join } from '../core/path.ts';
 import Database from 'better-sqlite3';
 import { refuseLink } from '../store/fsutil.ts';
 import { claimHome } from '../store/home.ts';

@@ -2,7 +2,7 @@
 // listing computed from a plain scan of the logs when no index can be had. Read-only.
 import { isAscii } from 'node:buffer';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { fail } from '../core/errors.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { Db } from './db.ts';

@@ -5,7 +5,7 @@
 // transaction on this thread (rebuild), or a worker thread that does the SQLite and FTS
 // work while this thread reads and parses the next logs (rebuild-worker.ts).
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { LOG_FILE } from '../store/log.ts';
 import type { Db } from './db.ts';
 import { type LogStat, readLogInto, statLog } from './logread.ts';

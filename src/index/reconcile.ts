@@ -7,7 +7,7 @@
 // what was indexed is one recorded projection_conflict and a re-projection from the log.
 // Never writes a log or anything in a session folder.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { isoMillis } from '../core/time.ts';
 import { FEED_FILE, feedPath } from '../store/feed.ts';
 import { LOG_FILE } from '../store/log.ts';

@@ -8,7 +8,7 @@
 // the same content is dropped, changed content is appended with `supersedes`. A crash between
 // the append and the cursor's write only makes the next run read those lines again.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import type { EventInput, StoredEvent } from '../core/events.ts';
 import { sha256Hex } from '../core/hash.ts';
 import { isoMillis } from '../core/time.ts';

@@ -18,7 +18,7 @@
 //   (cli_version is the program's), so no file is refused as an unknown format.
 // Shell calls (exec_command) name no files: `files` stays empty. Pure: no I/O but readdir.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import type { ItemUsage, RawItem } from '../core/transcript.ts';
 import { type JsonlReader, type ParseState, type ReaderEnv, type SessionFile, SkipLine } from './types.ts';
 import { currentRun, noteRunTime, startRun } from './reader-util.ts';

@@ -19,7 +19,7 @@
 //   unknown shape (SkipLine). A `session.start` whose data.version is above 1 is an unknown
 //   format (UnknownFormat). Pure: no I/O but readdir.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import type { ItemUsage, RawItem } from '../core/transcript.ts';
 import { type JsonlReader, type ParseState, type ReaderEnv, SkipLine, UnknownFormat } from './types.ts';
 import { currentRun, noteRunTime, startRun } from './reader-util.ts';

@@ -2,7 +2,7 @@
 // hook bundle, so a start's catch-up can tell "nothing new" with two stats and one small read,
 // without loading the readers and the capture engine (dist/hook-transcript.cjs).
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import { sha256Hex } from '../core/hash.ts';
 
 export const TRANSCRIPTS_DIR = 'transcripts';

@@ -17,7 +17,7 @@
 // - `agent_turn_outcome` and other bookkeeping: no item; an unknown line type is SkipLine.
 // Pure: no I/O but readdir and stat.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import type { RawItem } from '../core/transcript.ts';
 import { type JsonlReader, type ParseState, type ReaderEnv, type SessionFile, SkipLine, UnknownFormat } from './types.ts';
 

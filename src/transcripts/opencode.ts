@@ -22,7 +22,8 @@
 // (a compaction's summary) → system/compaction. Other parts make no item. opencode's ids never
 // change and a resumed run's records get new ones.
 import { readdirSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
+import { join } from '../core/path.ts';
 import type { RawItem, TranscriptAgent } from '../core/transcript.ts';
 import { type Db, type DbSession, type ParseState, type PayloadReader, type ReaderEnv, type SessionFile, SkipLine } from './types.ts';
 

@@ -22,7 +22,7 @@
 // ids are pi's own and never change, so reading the file twice gives the same ids and a
 // resumed run's entries get new ones. A header version above 3 is a format baton does not know.
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import type { RawItem } from '../core/transcript.ts';
 import { type ParseState, type ReaderEnv, type SessionFile, SkipLine, type TranscriptReader, UnknownFormat } from './types.ts';
 

@@ -3,7 +3,7 @@
 // folder), JSON field access, the text of content blocks, and a bounded memory of tool calls
 // (call id → name and path) kept in ParseState.own between parse runs.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join } from '../core/path.ts';
 import type { ParseState, RunMark } from './types.ts';
 
 export const joinPath = join;
