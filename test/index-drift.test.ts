@@ -74,6 +74,30 @@ test('a row deleted behind baton\'s back is found by the folder count the index 
   assert.match(r.json.notes.join('\n'), /rows missing/);
 });
 
+test('a folder without events (history import keeps a cursor there for a file that gave no item) is no row missing: no note, no sweep, after a catch-up and after a rebuild', (t) => {
+  const { home } = store(t);
+  fs.mkdirSync(join(home, 'sessions', 'stub', 'transcripts'), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(join(home, 'sessions', 'stub', 'transcripts', 'claude-0123456789abcdef.cursor.json'), '{}\n', { mode: 0o600 });
+  const before = sessionsHash(home);
+  const listed = (): { notes: string[]; ids: string[] } => {
+    const r = baton(['session', 'list', '--all', '--json'], { home });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.json.source, 'index');
+    return { notes: r.json.notes ?? [], ids: r.json.sessions.map((s: { id: string }) => s.id).sort() };
+  };
+  for (let i = 0; i < 2; i++) assert.deepEqual(listed(), { notes: [], ids: ['alpha', 'beta', 'gamma'] });
+  assert.equal(baton(['index', 'rebuild'], { home }).code, 0);
+  assert.deepEqual(listed(), { notes: [], ids: ['alpha', 'beta', 'gamma'] });
+  // A row deleted behind baton's back is still found missing against the count.
+  sql(home, "DELETE FROM sessions WHERE id = 'beta'");
+  const after = listed();
+  assert.deepEqual(after.ids, ['alpha', 'beta', 'gamma']);
+  assert.match(after.notes.join('\n'), /rows missing/);
+  const doctor = baton(['doctor', '--json'], { home });
+  assert.equal(doctor.json.sessions, 3);
+  assert.equal(sessionsHash(home), before);
+});
+
 test('a row edited behind baton\'s back (its title and log stat) is read again from its log', (t) => {
   const { home } = store(t);
   const before = sessionsHash(home);

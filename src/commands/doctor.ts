@@ -115,8 +115,10 @@ export function doctor(home: string, ctx: InstallContext, now: Date): DoctorRepo
     for (const id of ids.sort()) {
       const dir = join(sdir, id);
       if (!fs.statSync(dir).isDirectory()) continue;
-      r.sessions++;
-      for (const n of fs.readdirSync(dir)) {
+      const names = fs.readdirSync(dir);
+      // A folder without a log is no session (history import keeps a cursor there for a file that gave no item).
+      if (names.includes(LOG_FILE)) r.sessions++;
+      for (const n of names) {
         const s = sizeOf(join(dir, n));
         if (n.startsWith(LOG_FILE)) r.sizes.logs += s;
         else if (n === 'contexts') r.sizes.contexts += s;

@@ -64,9 +64,11 @@ function rowsBehind(db: Db, home: string, ids: readonly string[]): { stale: stri
 }
 
 /**
- * How many session folders the store holds: the count the index recorded with the folder's
+ * How many session folders hold a session: the count the index recorded with the folder's
  * mtime when that mtime is still the folder's (a folder made or removed changes it), else a
- * listing. Listing 10,000 folders on every `session list` cost ~6 ms (docs/adr/0085).
+ * listing. Listing 10,000 folders on every `session list` cost ~6 ms (docs/adr/0085). The
+ * recorded count leaves out folders without events (a cursor kept by history import): a
+ * listing counts them, once, until the next catch-up records the count again.
  */
 function sessionFolders(db: Db, sessionsDir: string): number {
   const meta = getMeta(db);

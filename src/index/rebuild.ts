@@ -126,7 +126,7 @@ export function rebuildInto(sink: RebuildSink, home: string, opts: { progress?: 
     feed_offset: String(feed.size),
     feed_mtime: feed.mtime,
     sessions_mtime: dirMtime,
-    session_folders: String(total),
+    session_folders: String(num), // the folders that hold a session (events): each has its row
     sweep_due_ms: String(now + sweepIntervalMs()),
     built_at: new Date(now).toISOString(),
   });

@@ -181,7 +181,6 @@ export function reconcile(db: Db, home: string, opts: ReconcileOptions): Reconci
       for (const n of names) if (!knownSet.has(n)) candidates.add(n);
       for (const k of known) if (!present.has(k)) candidates.add(k);
       next.sessions_mtime = stamp;
-      next.session_folders = String(names.length);
     }
     // 3. The periodic stat sweep: every log, for changes nobody announced. One query for
     //    what the index saw, one stat per log; only logs that differ are caught up.
@@ -199,6 +198,9 @@ export function reconcile(db: Db, home: string, opts: ReconcileOptions): Reconci
     }
     for (const id of candidates) if (ID_RE.test(id)) count(id, catchUpSession(w, home, id, nowIso));
     w.flushChunks();
+    // The folders that hold a session: a folder without events (history import keeps the cursor
+    // of a file that gave no item in one) has no row, and must not read as a row missing.
+    if (names) next.session_folders = String(names.length - names.filter((n) => candidates.has(n) && !w.load(n)).length);
     // 4. Rotate a long feed; a writer that still appends to the old file is caught by a sweep soon.
     if (offset >= FEED_ROTATE_BYTES && offset === feed.size) {
       try {
