@@ -24,6 +24,12 @@ export { cursorPath };
 
 /** One capture run reads at most this much new transcript (transcripts.md: bounded work). */
 export const CAPTURE_BUDGET = 1024 * 1024;
+/**
+ * How an agent's file is opened: read-only, never through a link, and without waiting: a FIFO
+ * named like a transcript would block a plain open until something wrote to it (the hook would
+ * hang the agent); opened this way it is refused by the regular-file check after the open.
+ */
+export const AGENT_FILE_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | (fs.constants.O_NONBLOCK ?? 0);
 /** A document (a file rewritten whole) larger than this is not read. */
 export const MAX_DOCUMENT_BYTES = 32 * 1024 * 1024;
 /** Items per append (one write, one fsync); an import of a long session makes several. */
@@ -386,7 +392,7 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
   const prev = req.store.exists(req.sessionId) || req.create || req.createWith ? readCursor(cfile) : null;
   let fd: number;
   try {
-    fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    fd = fs.openSync(real, AGENT_FILE_FLAGS);
   } catch (e) {
     return { ...empty(), refused: { code: 'TR003', message: `cannot read ${req.path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` } };
   }

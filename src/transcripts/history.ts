@@ -29,7 +29,7 @@ import { FILE_MODE, appendDurable, ensureDir, fsyncDir, readFileOrNull, selfChec
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
-import { type CaptureResult, type Cursor, HEAD_BYTES, INDEX_FILE, RECENT_FILE, actorOf, captureEntries, headOf, captureOnce, cursorPath, cursorText, emptyRecent, foldRecent, insideStore, readCursor } from './capture.ts';
+import { AGENT_FILE_FLAGS, type CaptureResult, type Cursor, HEAD_BYTES, INDEX_FILE, RECENT_FILE, actorOf, captureEntries, headOf, captureOnce, cursorPath, cursorText, emptyRecent, foldRecent, insideStore, readCursor } from './capture.ts';
 import { TRANSCRIPTS_DIR } from './cursor-file.ts';
 import { findReader } from './index.ts';
 import { type Skip, newParseState, parseJsonlChunk } from './parse.ts';
@@ -196,7 +196,7 @@ function peekMeta(reader: TranscriptReader, real: string): SessionMeta {
   if (reader.format !== 'jsonl') return {};
   let fd: number;
   try {
-    fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    fd = fs.openSync(real, AGENT_FILE_FLAGS);
   } catch {
     return {};
   }
@@ -666,7 +666,7 @@ interface FreshFile {
 function readFresh(reader: JsonlReader, c: Candidate, f: FileRef, window: number, now: Date): FreshFile | null {
   let fd: number;
   try {
-    fd = fs.openSync(f.real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    fd = fs.openSync(f.real, AGENT_FILE_FLAGS);
   } catch {
     return null;
   }

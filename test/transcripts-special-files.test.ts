@@ -1,10 +1,14 @@
-// A 2 GiB sparse file where an agent keeps its transcripts (issue 24's hostile inputs): every
-// file reader's capture reads a bounded window per run and counts one "line too large", no
-// session is made of it, and the file is left as it was; `baton history import` over a store
-// holding one next to a real session imports the real one, counts the other, and leaves a store
-// that lists cleanly (the folder keeping the sparse file's cursor is no session).
+// Special files where an agent keeps its transcripts (issue 24's hostile inputs). A 2 GiB sparse
+// file: every file reader's capture reads a bounded window per run and counts one "line too
+// large", no session is made of it, and the file is left as it was; `baton history import` over
+// a store holding one next to a real session imports the real one, counts the other, and leaves
+// a store that lists cleanly (the folder keeping the sparse file's cursor is no session). A FIFO
+// named as the transcript: the turn-end hook refuses it at once instead of waiting on it (a plain
+// open blocks until something writes: the agent would wait on its hook).
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CAPTURE_BUDGET, captureOnce, sessionCursors } from '../src/transcripts/capture.ts';
@@ -119,4 +123,24 @@ test('history import beside a 2 GiB sparse file: the real session in, the sparse
   assert.equal(again.code, 0, again.stderr);
   assert.ok(again.json.agents[0].bytes_read < 1024 * 1024, `read ${again.json.agents[0].bytes_read} bytes again`);
   assert.equal(again.json.agents[0].items, 0);
+});
+
+test('a FIFO named as the transcript: the turn-end hook refuses it at once (TR003, silent at a hook like a transcript not there yet), exit 0, the FIFO as it was', (t) => {
+  const root = tmpDir();
+  const home = join(root, 'home');
+  const project = join(home, '.claude', 'projects', '-work-p');
+  fs.mkdirSync(project, { recursive: true });
+  const sid = randomUUID();
+  const fifo = join(project, `${sid}.jsonl`);
+  const made = spawnSync('mkfifo', [fifo]);
+  if (made.status !== 0) return t.skip('no mkfifo here');
+  const r = baton(['hook', 'claude'], {
+    home: join(root, 'baton'),
+    env: { ...agentEnv(home) } as Record<string, string>,
+    input: JSON.stringify({ session_id: sid, hook_event_name: 'Stop', transcript_path: fifo, cwd: root }),
+  });
+  assert.equal(r.code, 0, `the hook did not finish: ${r.stderr}`);
+  assert.equal(r.stderr, '');
+  assert.ok(fs.lstatSync(fifo).isFIFO());
+  assert.deepEqual(itemsOf(join(root, 'baton'), sid), []);
 });
