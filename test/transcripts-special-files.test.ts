@@ -4,7 +4,8 @@
 // a store holding one next to a real session imports the real one, counts the other, and leaves
 // a store that lists cleanly (the folder keeping the sparse file's cursor is no session). A FIFO
 // named as the transcript: the turn-end hook refuses it at once instead of waiting on it (a plain
-// open blocks until something writes: the agent would wait on its hook).
+// open blocks until something writes: the agent would wait on its hook). A path outside the
+// agent's store or a link out of it: refused, one stderr line, and counted where doctor shows it.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -143,4 +144,31 @@ test('a FIFO named as the transcript: the turn-end hook refuses it at once (TR00
   assert.equal(r.stderr, '');
   assert.ok(fs.lstatSync(fifo).isFIFO());
   assert.deepEqual(itemsOf(join(root, 'baton'), sid), []);
+});
+
+test('a transcript outside the agent store, or a link out of it: one stderr line each turn end, counted by doctor (TR001), nothing read', () => {
+  const root = tmpDir();
+  const home = join(root, 'home');
+  const bh = join(root, 'baton');
+  const project = join(home, '.claude', 'projects', '-work-p');
+  fs.mkdirSync(project, { recursive: true });
+  const outside = join(root, 'elsewhere.jsonl');
+  fs.writeFileSync(outside, `${JSON.stringify({ type: 'user', sessionId: 's', message: { role: 'user', content: 'a secret plan' } })}\n`);
+  const sid = randomUUID();
+  const link = join(project, `${sid}.jsonl`);
+  fs.symlinkSync(outside, link);
+  const before = stamp(fs.statSync(outside));
+  for (const path of [outside, link]) {
+    const r = baton(['hook', 'claude'], { home: bh, env: { ...agentEnv(home) } as Record<string, string>, input: JSON.stringify({ session_id: sid, hook_event_name: 'Stop', transcript_path: path, cwd: root }) });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^baton: hook transcript: TR001 .* is outside claude's store .* or a link out of it; not read\n$/);
+  }
+  const d = baton(['--json', 'doctor'], { home: bh, env: { ...agentEnv(home) } as Record<string, string> });
+  assert.deepEqual(
+    d.json.transcript_skips.map((s: { session: string; agent: string; path: string; skipped: unknown }) => [s.session, s.agent, s.path, s.skipped]),
+    [[sid, 'claude', link, { 'refused TR001': 2 }]],
+  );
+  assert.ok(d.json.problems.some((p: { message: string }) => /TR001/.test(p.message)));
+  assert.deepEqual(itemsOf(bh, sid), []);
+  assert.equal(stamp(fs.statSync(outside)), before);
 });

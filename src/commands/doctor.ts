@@ -3,7 +3,7 @@
 // wiring, Node version, free disk, anything readable by others. Every problem comes with the
 // command that fixes it. Writes nothing.
 import * as fs from 'node:fs';
-import { sessionCursors } from '../transcripts/capture.ts';
+import { sessionCursors, sessionRefusals } from '../transcripts/capture.ts';
 import { join } from 'node:path';
 import { type IndexHealth, indexHealth } from '../index/health.ts';
 import { CODEX_TRUST_HINT } from '../providers/codex-trust.ts';
@@ -152,6 +152,12 @@ export function doctor(home: string, ctx: InstallContext, now: Date): DoctorRepo
         if (!Object.keys(c.skipped).length && !c.unknown_version) continue;
         r.transcript_skips.push({ session: id, agent: c.agent, path: c.path, skipped: c.skipped, unknown_version: c.unknown_version ?? null });
         if (c.unknown_version) P(`session ${id}: ${c.path} is in ${c.agent} format version ${JSON.stringify(c.unknown_version)}, which this baton does not read (TR002)`, 'update baton (npm install -g baton)');
+      }
+      for (const f of sessionRefusals(dir)) {
+        for (const [code, x] of Object.entries(f.refused)) {
+          r.transcript_skips.push({ session: id, agent: f.agent, path: x.path, skipped: { [`refused ${code}`]: x.count }, unknown_version: null });
+          if (code === 'TR001') P(`session ${id}: ${f.agent} named a transcript outside its store, or a link out of it, ${x.count} time(s), last ${x.path} at ${x.at}; not read (TR001)`, `keep ${f.agent}'s transcripts in its own folders, not behind a link out of them`);
+        }
       }
       const idle = lastTs ? now.getTime() - Date.parse(lastTs) : 0;
       for (const e of idx.open) {

@@ -5,7 +5,7 @@
 // whatever goes wrong is one stderr line, never a broken agent. The prompt hook never comes here.
 import type { HookEvent, ProviderAdapter } from '../providers/types.ts';
 import type { FsStore, Writer } from '../store/store.ts';
-import { type CaptureResult, captureEntries, captureOnce } from '../transcripts/capture.ts';
+import { type CaptureResult, captureEntries, captureOnce, recordRefusal } from '../transcripts/capture.ts';
 import { findReader } from '../transcripts/index.ts';
 
 export interface TranscriptRun {
@@ -55,6 +55,7 @@ export function transcriptAspect(opts: { store: FsStore; sessionId: string; adap
   // A transcript not written yet is nothing to capture; the start's catch-up is opportunistic
   // (the turn end and the end say what went wrong).
   if (result.refused && (ev.kind === 'start' || result.refused.code === 'TR003')) return { result, lines: [] };
+  if (result.refused?.code === 'TR001') recordRefusal(opts.store.dir(opts.sessionId), adapter.name, 'TR001', path, opts.now.toISOString());
   return { result, lines: reportLines(adapter, path, result) };
 }
 

@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import { join } from '../core/path.ts';
 import type { EventInput, StoredEvent } from '../core/events.ts';
 import { sha256Hex } from '../core/hash.ts';
+import { redactText } from '../core/redact.ts';
 import { isoMillis } from '../core/time.ts';
 import { type TranscriptItem, boundItem, itemDigest, itemKey } from '../core/transcript.ts';
 import { FILE_MODE, appendDurable, ensureDir, parseSelfChecked, readFileOrNull, selfCheckedText, writeFileAtomic, writeInPlace } from '../store/fsutil.ts';
@@ -126,6 +127,53 @@ export function sessionCursors(sessionDir: string): Cursor[] {
     .filter((n) => n.endsWith('.cursor.json'))
     .map((n) => readCursor(join(sessionDir, TRANSCRIPTS_DIR, n)))
     .filter((c): c is Cursor => c !== null);
+}
+
+/** One agent's refused transcripts in a session (`transcripts/<agent>.refused.json`): per code, how often, the last path and when. */
+export interface Refusals {
+  v: 1;
+  agent: string;
+  refused: Record<string, { count: number; path: string; at: string }>;
+}
+
+const refusalsPath = (sessionDir: string, agent: string): string => join(sessionDir, TRANSCRIPTS_DIR, `${agent}.refused.json`);
+
+function readRefusals(path: string): Refusals | null {
+  try {
+    const r = JSON.parse(fs.readFileSync(path, 'utf8')) as Refusals;
+    return r && r.v === 1 && typeof r.agent === 'string' && r.refused && typeof r.refused === 'object' ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Counts a refused transcript (TR001: a path outside the agent's store, or a link out of it) in
+ * the session, for `doctor`: the hook's stderr line is easily lost, a count is not. The path is
+ * redacted like any text baton stores; a failure to count never fails the hook.
+ */
+export function recordRefusal(sessionDir: string, agent: string, code: string, path: string, at: string): void {
+  try {
+    const file = refusalsPath(sessionDir, agent);
+    const r = readRefusals(file) ?? { v: 1, agent, refused: {} };
+    r.refused[code] = { count: (r.refused[code]?.count ?? 0) + 1, path: redactText(path), at };
+    ensureDir(join(sessionDir, TRANSCRIPTS_DIR));
+    writeFileAtomic(file, `${JSON.stringify(r)}\n`, { mode: FILE_MODE });
+  } catch {}
+}
+
+/** Every agent's refused transcripts counted in a session (doctor). */
+export function sessionRefusals(sessionDir: string): Refusals[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(join(sessionDir, TRANSCRIPTS_DIR));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.endsWith('.refused.json'))
+    .map((n) => readRefusals(join(sessionDir, TRANSCRIPTS_DIR, n)))
+    .filter((r): r is Refusals => r !== null);
 }
 
 const within = (p: string, root: string): boolean => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
