@@ -59,12 +59,31 @@ export function serveStdio(dispatcher: Dispatcher, input: NodeJS.ReadableStream 
   output.on('drain', () => {
     for (const w of waiters.splice(0)) w();
   });
+  // The client closed its end of our stdout (EPIPE): it reads nothing more, so the connection
+  // ends as if stdin had (subscriptions dropped, nothing more written), never an unhandled error.
+  let ended = false;
+  let broken = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    closeConnection(conn);
+    onEnd();
+  };
+  output.on('error', () => {
+    broken = true;
+    end();
+    (input as { destroy?: () => void }).destroy?.();
+  });
+  // Replies to what came before stdin's end are still written; nothing is once stdout broke.
+  const write = (s: string): void => {
+    if (!broken) output.write(s);
+  };
   const conn = newConnection({
     send: (m) => {
-      output.write(`${m}\n`);
+      write(`${m}\n`);
     },
     sendAll: (ms) => {
-      if (ms.length) output.write(`${ms.join('\n')}\n`);
+      if (ms.length) write(`${ms.join('\n')}\n`);
     },
     drained: () => (output.writableLength <= HIGH_WATER || conn.state.closed ? Promise.resolve() : new Promise((r) => waiters.push(r))),
     pressed: () => output.writableLength > HIGH_WATER,
@@ -76,7 +95,7 @@ export function serveStdio(dispatcher: Dispatcher, input: NodeJS.ReadableStream 
   const push = serialQueue(
     dispatcher,
     conn,
-    (s) => output.write(`${s}\n`),
+    (s) => write(`${s}\n`),
     () => {
       if (!paused) input.pause();
       paused = true;
@@ -112,7 +131,7 @@ export function serveStdio(dispatcher: Dispatcher, input: NodeJS.ReadableStream 
       }
       if (nl < 0) break;
       if (dropping) {
-        output.write(`${tooLarge(dropping)}\n`);
+        write(`${tooLarge(dropping)}\n`);
         dropping = 0;
       } else {
         const whole = parts.length === 1 ? parts[0] : Buffer.concat(parts);
@@ -124,9 +143,8 @@ export function serveStdio(dispatcher: Dispatcher, input: NodeJS.ReadableStream 
     }
   });
   input.on('end', () => {
-    if (held && !dropping) line(Buffer.concat(parts));
-    closeConnection(conn);
-    onEnd();
+    if (held && !dropping && !broken) line(Buffer.concat(parts));
+    end();
   });
   return conn;
 }
