@@ -124,6 +124,20 @@ export function warn(g: GlobalOptions, code: string, message: string): void {
 }
 
 /** Runs a command body, printing its result or its error by the conventions. */
+/**
+ * Human text as it may reach a terminal: what a command prints comes from the store, and the
+ * store holds what agents and users wrote (a transcript can carry an escape that clears the
+ * screen or sets the window title). Line breaks and tabs stay; every other control character,
+ * and every escape that is not a colour (SGR), becomes `?`; colours go too when colour is off
+ * (a pipe, NO_COLOR), so a transcript's own colour codes never reach a file.
+ */
+export function terminalText(s: string): string {
+  // Fast path: nothing to change (most output).
+  if (!/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(s)) return s;
+  const keepSgr = useColor();
+  return s.replace(/\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (m) => (m.length > 1 ? (keepSgr ? m : '') : m === '\r' ? '' : '?'));
+}
+
 export async function run(g: GlobalOptions, body: () => CommandResult | Promise<CommandResult>): Promise<void> {
   try {
     const r = await body();
@@ -134,7 +148,7 @@ export async function run(g: GlobalOptions, body: () => CommandResult | Promise<
     } else if (g.json) writeFd(1, `${JSON.stringify(r.json)}\n`);
     else if (r.text !== undefined && !g.quiet) {
       const t = Array.isArray(r.text) ? r.text.join('\n') : r.text;
-      if (t.length) writeText(t.endsWith('\n') ? t : `${t}\n`);
+      if (t.length) writeText(terminalText(t.endsWith('\n') ? t : `${t}\n`));
     }
     if (r.exitCode) process.exitCode = r.exitCode;
   } catch (e) {
@@ -213,7 +227,8 @@ export function printable(s: string): string {
 
 /** `s` cut to at most `width` columns, with `…` where it was cut (plain text). */
 export function fitWidth(s: string, width: number): string {
-  const t = printable(s);
+  // Plain text: a colour code in it (from a transcript) would outlive the cut and the row's own colours.
+  const t = printable(s).replace(SGR, '');
   if (displayWidth(t) <= width) return t;
   let out = '';
   let w = 0;

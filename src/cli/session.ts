@@ -15,7 +15,7 @@ import { redactionsOf } from '../ops/events.ts';
 import { appendEntry, createSession, existingDir, renameSession, renewSession } from '../ops/session.ts';
 import { indexConflictFor, newestSessionHere, listCommand as listSessionsCommand } from './session-list.ts';
 import { parseCount, parseDurationFlag, parseSessionIdFlag, parseTitle } from './args.ts';
-import { type CommandResult, type GlobalOptions, collect, color, envelope, openStore, relativeTime, run, warn } from './output.ts';
+import { type CommandResult, type GlobalOptions, collect, color, envelope, openStore, relativeTime, run, terminalText, warn } from './output.ts';
 import { progress } from './progress.ts';
 import { releaseShared, resumeShared } from '../ops/team.ts';
 
@@ -485,7 +485,7 @@ async function logCommand(g: GlobalOptions, idArg: string, o: { tail?: string; s
   };
   const emit = (ev: StoredEvent, raw: string): void => {
     const shown = redactions.size ? presentEvent(ev, redactions) : ev;
-    const line = g.json ? (shown === ev ? raw : JSON.stringify(shown)) : eventLine(shown);
+    const line = g.json ? (shown === ev ? raw : JSON.stringify(shown)) : terminalText(eventLine(shown));
     pending += envelope ? `${emitted ? ',' : ''}${line}` : `${line}\n`;
     emitted++;
     flush();

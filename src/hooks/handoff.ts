@@ -106,9 +106,10 @@ export interface RenderedHandoff {
 
 const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
-/** `text` with whitespace runs folded to one space, cut to `max` bytes on a character boundary (… marks a cut). */
+/** `text` with whitespace runs folded to one space and control characters as `?`, cut to `max` bytes on a character boundary (… marks a cut). */
 export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  // Control characters (a transcript's escape sequences) become `?`: the block reaches the agent and a terminal.
+  const flat = text.replace(/\s+/g, ' ').trim().replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
   if (bytes(flat) <= max) return flat;
   const buf = Buffer.from(flat, 'utf8');
   let end = Math.max(0, max - 3);
