@@ -12,7 +12,7 @@ import { addProject, projectId, readProjects, setTrust, writeProjects } from '..
 import { HIT_CLOSE, HIT_OPEN } from '../index/query.ts';
 import { resolveHome } from '../store/home.ts';
 import { realDir } from '../store/workspace.ts';
-import { type CommandResult, type GlobalOptions, color, envelope, run, storeHome, table, useColor as colourWanted } from './output.ts';
+import { type CommandResult, type GlobalOptions, color, envelope, run, storeHome, table, colorWanted as colourWanted } from './output.ts';
 import { indexIo, parseLimit, progressBar, workspaceFilter } from './session-list.ts';
 
 export interface SearchOptions {
@@ -97,7 +97,7 @@ export function searchCommand(g: GlobalOptions, words: string[], opts: SearchOpt
   const notes: string[] = [];
   const { hits, source } = searchSessions(storeHome(g), query, filter, indexIo(g, notes));
   const json = { ok: true as const, hits: hits.map((h: SearchHit) => ({ ...h, snippet: showSnippet(h.snippet, false) })), source, ...(notes.length ? { notes } : {}) };
-  const colour = colourWanted(); // output.ts's useColor: not a React hook
+  const colour = colourWanted(); // output.ts's colorWanted: not a React hook
   const text = hits.length
     ? table(
         hits.map((h) => [h.session, String(h.seq), h.at.slice(0, 16).replace('T', ' '), hitWho(h), showSnippet(h.snippet, colour)]),

@@ -13,7 +13,7 @@ export interface GlobalOptions {
 }
 
 /** Colour for a terminal: stdout a TTY, no NO_COLOR, not TERM=dumb. Asked only when something is coloured. */
-export const useColor = (): boolean => !!process.stdout.isTTY && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+export const colorWanted = (): boolean => !!process.stdout.isTTY && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
 
 /**
  * One SGR attribute around `s` when colour is on. A close inside `s` (a nested colour ending)
@@ -23,7 +23,7 @@ export const useColor = (): boolean => !!process.stdout.isTTY && !process.env.NO
  * instructions, a quarter of such a list; docs/adr/0086).
  */
 function sgr(open: string, close: string, reopen: string): (s: string) => string {
-  return (s) => (useColor() ? open + s.replaceAll(close, reopen) + close : s);
+  return (s) => (colorWanted() ? open + s.replaceAll(close, reopen) + close : s);
 }
 
 export const color = {
@@ -123,7 +123,6 @@ export function warn(g: GlobalOptions, code: string, message: string): void {
   if (!g.quiet) process.stderr.write(`baton: ${code} ${message}\n`);
 }
 
-/** Runs a command body, printing its result or its error by the conventions. */
 /**
  * Human text as it may reach a terminal: what a command prints comes from the store, and the
  * store holds what agents and users wrote (a transcript can carry an escape that clears the
@@ -134,10 +133,11 @@ export function warn(g: GlobalOptions, code: string, message: string): void {
 export function terminalText(s: string): string {
   // Fast path: nothing to change (most output).
   if (!/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(s)) return s;
-  const keepSgr = useColor();
+  const keepSgr = colorWanted();
   return s.replace(/\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (m) => (m.length > 1 ? (keepSgr ? m : '') : m === '\r' ? '' : '?'));
 }
 
+/** Runs a command body, printing its result or its error by the conventions. */
 export async function run(g: GlobalOptions, body: () => CommandResult | Promise<CommandResult>): Promise<void> {
   try {
     const r = await body();
