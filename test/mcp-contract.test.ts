@@ -177,6 +177,17 @@ function contract(transport: 'stdio' | 'http', connect: (home: string) => Promis
       const big = await call(c, 'session_log', { session: 'alpha', maxBytes: 64 * 1024, limit: 1000 });
       assert.ok(Buffer.byteLength(big.content[0].text) > 16 * 1024, 'a page asked for is larger');
       assert.ok(!JSON.stringify(big.structuredContent).includes(SECRET));
+      // An event larger than the page comes alone and whole, and paging on from it reaches the next.
+      const large = await ok(c, 'context_append', { session: 'alpha', text: `large ${'z'.repeat(20_000)}` });
+      const after = await ok(c, 'context_append', { session: 'alpha', text: 'after the large one' });
+      const alone = await ok(c, 'session_log', { session: 'alpha', after: large.seq - 1 });
+      assert.deepEqual([alone.events.map((e: { seq: number }) => e.seq), alone.next_after, alone.has_more, alone.oversize], [[large.seq], large.seq, true, true]);
+      assert.equal(alone.events[0].payload.text.length, 20_006);
+      const then = await ok(c, 'session_log', { session: 'alpha', after: alone.next_after });
+      assert.deepEqual(
+        then.events.map((e: { seq: number }) => e.seq),
+        [after.seq],
+      );
     });
 
     test('ref_capture and ref_list; search finds the note, redacted', async () => {

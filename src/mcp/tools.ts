@@ -302,7 +302,17 @@ export function tools(ctx: McpContext): Record<(typeof TOOL_NAMES)[number], Tool
         const events = page.events.slice(0, a.limit).map((e) => e.event);
         const more = page.more || page.events.length > events.length;
         const next = events.length ? events[events.length - 1].seq : a.after;
-        return bounded({ ok: true, session: s.id, events, next_after: next, has_more: more }, Math.max(MAX_TEXT_BYTES, maxBytes + 1024));
+        // An event larger than maxBytes comes alone, whole, marked `oversize` (as event/replay
+        // sends it): never dropped from the page while next_after moves past it.
+        const alone = page.oversize ? page.events[0].bytes : 0;
+        const r = bounded({ ok: true, session: s.id, events, next_after: next, has_more: more, ...(page.oversize ? { oversize: true } : {}) }, Math.max(MAX_TEXT_BYTES, maxBytes + 1024, alone + 1024));
+        // Cut to fit the bound (redaction can lengthen a text): page on from the last event kept.
+        const out = r.structuredContent as { truncated?: boolean; events?: { seq: number }[] } | undefined;
+        if (out?.truncated && out.events) {
+          Object.assign(out, { next_after: out.events.length ? out.events[out.events.length - 1].seq : a.after, has_more: true });
+          r.content = [{ type: 'text', text: JSON.stringify(out) }];
+        }
+        return r;
       },
     }),
 
