@@ -58,6 +58,10 @@ function run(f: Fixture, args: string[], home = f.home) {
 
 const keep = (e: { type: string; ts: string; surface: string; actor: string; payload: unknown }) => ({ type: e.type, ts: e.ts, surface: e.surface, actor: e.actor, payload: e.payload });
 
+/** An exported event as its imported copy holds it: payload fields citing a seq of the same log move on with it (the redaction's rewrite cites the event before it and the redacted note). */
+const moved = <E extends { type: string; payload: any }>(e: E): E =>
+  e.type === 'context.rewritten' ? { ...e, payload: { ...e.payload, prev_seq: e.payload.prev_seq + 1, redacts: e.payload.redacts.map((n: number) => n + 1) } } : e;
+
 test('an export holds the shareable log, the artifacts and a manifest digesting every entry; no lock, mutex, cache or local path', async () => {
   const f = fixture();
   const storeBefore = treeHash(f.home);
@@ -126,7 +130,9 @@ test('import: a new id, session.imported first naming origin and digest, then ev
   assert.equal(log[0].payload.title, 'Annotate the Laozi');
   const origin = log.slice(1, exported.length + 1);
   assert.deepEqual(origin.map((e) => e.seq), exported.map((e) => e.seq + 1));
-  assert.deepEqual(origin.map(keep), exported.map(keep));
+  assert.deepEqual(origin.map(keep), exported.map(moved).map(keep));
+  const rewrite = origin.find((e) => e.type === 'context.rewritten');
+  assert.match(log[rewrite.payload.redacts[0] - 1].payload.text, /is internal/);
   // The origin's lease does not travel.
   const tail = log.slice(exported.length + 1);
   assert.deepEqual(tail.map((e) => e.type), []);
@@ -191,7 +197,7 @@ test('world-session-v1: the seed layout with [[event]] tables; baton -> TOML -> 
   assert.equal(im.json.layout, 'world-session-v1');
   assert.equal(im.json.digest, r.json.digest);
   const log = readJsonl(join(target, 'sessions', im.json.id, 'events.jsonl'));
-  assert.deepEqual(log.slice(1).map(keep), viaBaton.map(keep), 'type, payload, ts, surface and actor of every event');
+  assert.deepEqual(log.slice(1).map(keep), viaBaton.map(moved).map(keep), 'type, payload, ts, surface and actor of every event');
   assert.ok(log.some((e) => e.type === 'pointer.published'), 'pointer metadata (with its nulls) came through');
   assert.equal(fs.readFileSync(join(target, 'sessions', im.json.id, 'artifacts', 'notes.md'), 'utf8'), '# notes\n');
 
@@ -204,7 +210,7 @@ test('world-session-v1: the seed layout with [[event]] tables; baton -> TOML -> 
   const fromDir = run(f, ['session', 'import', dir, '--json'], target);
   assert.equal(fromDir.code, 0, fromDir.stderr);
   assert.equal(fromDir.json.digest, t.json.digest);
-  assert.deepEqual(readJsonl(join(target, 'sessions', fromDir.json.id, 'events.jsonl')).slice(1).map(keep), viaBaton.map(keep), 'the folder imports as the zip does');
+  assert.deepEqual(readJsonl(join(target, 'sessions', fromDir.json.id, 'events.jsonl')).slice(1).map(keep), viaBaton.map(moved).map(keep), 'the folder imports as the zip does');
   const before = treeHash(dir);
   const again = run(f, ['session', 'export', f.id, '--format', 'world-session-v1', '--to', dir, '--json']);
   assert.equal(again.code, 2);
@@ -298,4 +304,48 @@ test('frozen start contexts and real prompts go out only when asked, paths rewri
   assert.equal(im.code, 0, im.stderr);
   assert.equal(im.json.contexts, 1);
   assert.equal(fs.readFileSync(join(target, 'sessions', im.json.id, 'contexts', contexts[0]), 'utf8'), ctx);
+});
+
+test('a changed transcript item (supersedes) keeps citing its first record in the imported copy', () => {
+  const root = tmpDir('baton-supersedes-');
+  dirs.push(root);
+  const home = join(root, 'home');
+  const store = join(root, 'store');
+  const project = join(root, 'proj');
+  fs.mkdirSync(project, { recursive: true });
+  const sid = 'f83ca806-e50c-40a0-8f40-dbce88cf6256';
+  const dir = join(home, '.claude', 'projects', '-proj');
+  fs.mkdirSync(dir, { recursive: true });
+  const transcript = join(dir, `${sid}.jsonl`);
+  const lines = fs.readFileSync(join(ROOT, 'test', 'fixtures', 'transcripts', 'claude', 'claude-2.1.328-session.jsonl'), 'utf8').split('\n');
+  fs.writeFileSync(transcript, lines.join('\n'));
+  const env = { HOME: home, BATON_HOME: store };
+  const hook = (ev: Record<string, unknown>) => {
+    const r = baton(['hook', 'claude'], { env, cwd: project, input: JSON.stringify({ session_id: sid, cwd: project, transcript_path: transcript, ...ev }) });
+    assert.equal(r.code, 0, r.stderr);
+  };
+  hook({ hook_event_name: 'SessionStart', source: 'startup' });
+  hook({ hook_event_name: 'Stop' });
+  // The agent rewrote its first request in place (same item id, other text): a superseding record.
+  lines[2] = JSON.stringify({ ...JSON.parse(lines[2]), message: { role: 'user', content: 'Write hello into notes.txt (edited)' } });
+  fs.writeFileSync(transcript, lines.join('\n'));
+  hook({ hook_event_name: 'Stop' });
+  const items = (log: any[]) => log.filter((e) => e.type === 'transcript.item');
+  const originLog = readJsonl(join(store, 'sessions', sid, 'events.jsonl'));
+  const changed = items(originLog).filter((e) => e.payload.supersedes !== undefined);
+  assert.equal(changed.length, 1);
+  assert.equal(originLog[changed[0].payload.supersedes - 1].payload.item_id, changed[0].payload.item_id);
+
+  const zip = join(root, 's.zip');
+  assert.equal(baton(['session', 'export', sid, '--out', zip], { env }).code, 0);
+  const other = join(root, 'other');
+  const im = baton(['--json', 'session', 'import', zip, '--cwd', project], { env: { ...env, BATON_HOME: other } });
+  assert.equal(im.code, 0, im.stderr);
+  const copy = readJsonl(join(other, 'sessions', im.json.id, 'events.jsonl'));
+  const copied = items(copy).filter((e) => e.payload.supersedes !== undefined);
+  assert.equal(copied.length, 1);
+  const first = copy[copied[0].payload.supersedes - 1];
+  assert.equal(first.type, 'transcript.item');
+  assert.equal(first.payload.item_id, copied[0].payload.item_id);
+  assert.equal(first.payload.text, 'Write hello into notes.txt, then a plan in plan.md.');
 });

@@ -184,7 +184,7 @@ export async function importArchive(store: FsStore, file: string, opts: ImportOp
     put(1, isoMillis(store.clock()), imported);
     let holder: unknown = null;
     for (const e of origin) {
-      put(e.seq + 1, e.ts, e);
+      put(e.seq + 1, e.ts, { ...e, payload: shiftSeqRefs(e.type, e.payload) });
       if (e.type === 'lock.acquired') holder = e.payload.holder ?? null;
       else if (e.type === 'lock.released') holder = null;
     }
@@ -271,3 +271,24 @@ function renameToNewId(store: FsStore, tmp: string, title: string, originId: str
   }
   throw new Error('could not find a free session id for the import');
 }
+
+/**
+ * The payload of an origin event whose fields cite other events of the same log by seq, each
+ * cited seq moved one on with the log (session.imported takes seq 1): a changed transcript item's
+ * `supersedes`, a rewrite's `prev_seq` and `redacts`, a resume's `from_seq` (0, "from the start",
+ * stays 0). Other payloads are returned as they are.
+ */
+export function shiftSeqRefs(type: string, payload: Record<string, unknown>): Record<string, unknown> {
+  const on = (v: unknown): unknown => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v + 1 : v);
+  switch (type) {
+    case 'transcript.item':
+      return payload.supersedes === undefined ? payload : { ...payload, supersedes: on(payload.supersedes) };
+    case 'context.rewritten':
+      return { ...payload, prev_seq: on(payload.prev_seq), ...(Array.isArray(payload.redacts) ? { redacts: payload.redacts.map(on) } : {}) };
+    case 'session.resumed':
+      return { ...payload, from_seq: on(payload.from_seq) };
+    default:
+      return payload;
+  }
+}
+
