@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseAgents, parseSince } from '../src/cli/history.ts';
+import { parseWhen } from '../src/cli/when.ts';
 import { formatRate } from '../src/cli/progress.ts';
 
 const NOW = new Date('2026-12-02T12:00:00Z');
@@ -13,6 +14,18 @@ test('--since takes a date, an ISO date and time, or a duration back from now', 
   assert.equal(parseSince('7d', NOW).toISOString(), '2026-11-25T12:00:00.000Z');
   for (const bad of ['2026-02-31', '2026-13-01', 'yesterday', '', '2026-11-01T25:00:00Z', '0d']) {
     assert.throws(() => parseSince(bad, NOW), (e: any) => e.code === 'USAGE', bad);
+  }
+});
+
+test('one WHEN rule for every command: a time without a zone is UTC, a date that does not exist and an age past 36500d or in weeks are USAGE', () => {
+  const now = NOW.getTime();
+  assert.equal(new Date(parseWhen('2026-11-01T09:30', '--since', now)).toISOString(), '2026-11-01T09:30:00.000Z');
+  assert.equal(new Date(parseWhen('2026-11-01 09:30:15', '--until', now)).toISOString(), '2026-11-01T09:30:15.000Z');
+  assert.equal(new Date(parseWhen('2026-11-01', '--since', now)).toISOString(), '2026-11-01T00:00:00.000Z');
+  assert.equal(parseWhen('0d', '--until', now, { allowZero: true }), now);
+  assert.equal(parseWhen('36500d', '--since', now), now - 36500 * 86_400_000);
+  for (const bad of ['2026-02-30', '2026-02-30T10:00:00Z', '99999999999w', '2w', '36501d', '99999999999d', 'Nov 1 2026', '2026-11-01T24:30']) {
+    assert.throws(() => parseWhen(bad, '--since', now, { allowZero: true }), (e: any) => e.code === 'USAGE' && e.message.startsWith('--since '), bad);
   }
 });
 

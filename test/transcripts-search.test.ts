@@ -80,6 +80,9 @@ test('bad queries and flags are refused with a code, never an SQLite error, and 
     [['search', 'plan', '--agent', 'nope', '--all'], /USAGE/],
     [['search', 'plan', '--role', 'robot', '--all'], /USAGE/],
     [['search', 'plan', '--since', 'yesterday', '--all'], /USAGE/],
+    [['search', 'plan', '--since', '99999999999w', '--all'], /USAGE/],
+    [['search', 'plan', '--until', '2026-02-30', '--all'], /USAGE/],
+    [['files', 'plan.md', '--since', '99999999999d', '--all'], /USAGE/],
     [['search', 'plan', '--session', 'no-such-session'], /WS001/],
     [['files', '', '--all'], /USAGE/],
   ];

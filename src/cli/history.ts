@@ -5,7 +5,6 @@
 import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parseDuration } from '../core/duration.ts';
 import { fail } from '../core/errors.ts';
 import { isoMillis } from '../core/time.ts';
 import { TRANSCRIPT_AGENTS, type TranscriptAgent } from '../core/transcript.ts';
@@ -17,6 +16,7 @@ import { takeMutexByCreate } from '../store/mutex.ts';
 import { FsStore } from '../store/store.ts';
 import { type GlobalOptions, color, envelope, openStore, relativeTime, run, table } from './output.ts';
 import { rateLine } from './progress.ts';
+import { parseWhen } from './when.ts';
 
 /** The agents named on the command line (none, or --all: every agent baton reads). */
 export function parseAgents(names: string[], all: boolean): TranscriptAgent[] {
@@ -32,15 +32,7 @@ export function parseAgents(names: string[], all: boolean): TranscriptAgent[] {
 
 /** `--since`: a date (2026-11-01), a date and time (ISO 8601), or a duration back from now (7d). */
 export function parseSince(value: string, now: Date): Date {
-  const v = value.trim();
-  if (/^\d{1,16}(ms|s|m|h|d)$/.test(v)) return new Date(now.getTime() - parseDuration(v, { flag: '--since' }));
-  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.exec(v);
-  const t = iso ? Date.parse(iso[4] ? v.replace(' ', 'T') : `${v}T00:00:00Z`) : Number.NaN;
-  // Date.parse rolls 2026-02-31 over to March: the fields must read back as given.
-  if (!iso || !Number.isFinite(t) || new Date(Date.UTC(+iso[1], +iso[2] - 1, +iso[3])).toISOString().slice(0, 10) !== `${iso[1]}-${iso[2]}-${iso[3]}`) {
-    fail('USAGE', `--since ${JSON.stringify(value)} is not a date: use 2026-11-01, 2026-11-01T09:30:00Z or a duration like 7d`, { flag: '--since', value });
-  }
-  return new Date(t);
+  return new Date(parseWhen(value, '--since', now.getTime()));
 }
 
 function projectFlag(dir: string): string {

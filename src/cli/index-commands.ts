@@ -14,6 +14,7 @@ import { resolveHome } from '../store/home.ts';
 import { realDir } from '../store/workspace.ts';
 import { type CommandResult, type GlobalOptions, color, envelope, run, storeHome, table, colorWanted as colourWanted } from './output.ts';
 import { indexIo, parseLimit, progressBar, workspaceFilter } from './session-list.ts';
+import { parseWhen } from './when.ts';
 
 export interface SearchOptions {
   all?: boolean;
@@ -27,17 +28,6 @@ export interface SearchOptions {
   since?: string;
   until?: string;
   limit?: string;
-}
-
-/** A date (2026-11-30, an ISO time) or an age (7d: that long before now), as an ISO time; USAGE otherwise. */
-export function parseWhen(value: string, flag: string, nowMs: number): string {
-  if (/^\d+(ms|s|m|h|d|w)$/.test(value)) {
-    const ms = /w$/.test(value) ? Number(value.slice(0, -1)) * 7 * 86_400_000 : parseDuration(value, { flag, allowZero: true });
-    return new Date(nowMs - ms).toISOString();
-  }
-  const t = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(t)) fail('USAGE', `${flag} ${JSON.stringify(value)} is neither a date (2026-11-30, an ISO time) nor an age (7d, 12h)`);
-  return new Date(t).toISOString();
 }
 
 function oneOf<T extends string>(value: string | undefined, list: readonly T[], flag: string): T | undefined {
@@ -56,8 +46,8 @@ function searchFilter(g: GlobalOptions, o: SearchOptions, limit: number, nowMs: 
     if (!o.file.trim() || o.file.includes('\0')) fail('USAGE', '--file is empty or holds a NUL byte');
     f.file = o.file;
   }
-  if (o.since !== undefined) f.since = parseWhen(o.since, '--since', nowMs);
-  if (o.until !== undefined) f.until = parseWhen(o.until, '--until', nowMs);
+  if (o.since !== undefined) f.since = new Date(parseWhen(o.since, '--since', nowMs, { allowZero: true })).toISOString();
+  if (o.until !== undefined) f.until = new Date(parseWhen(o.until, '--until', nowMs, { allowZero: true })).toISOString();
   if (o.session !== undefined) f.session = new FsStore(storeHome(g)).resolve(o.session);
   return f;
 }
