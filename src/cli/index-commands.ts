@@ -3,7 +3,6 @@ import * as fs from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
-import { parseDuration } from '../core/duration.ts';
 import { ITEM_KINDS, ITEM_ROLES, TRANSCRIPT_AGENTS } from '../core/transcript.ts';
 import { FsStore } from '../store/store.ts';
 import { isoMillis } from '../core/time.ts';
