@@ -52,3 +52,36 @@ test('thread/read gives turns that hold their items, newest first; thread/turns/
     c.close();
   }
 });
+
+test('a turn whose first message the agent changed since keeps its place: paged one turn at a time, every turn and item comes once', async () => {
+  const w = agentWorld();
+  const dir = join(w.home, '.claude', 'projects', '-home-u-proj');
+  fs.mkdirSync(dir, { recursive: true });
+  const transcript = join(dir, `${SESSION}.jsonl`);
+  const lines = fs.readFileSync(FIXTURE, 'utf8').split('\n');
+  fs.writeFileSync(transcript, lines.join('\n'));
+  const stop = () => assert.equal(baton(['hook', 'claude'], { env: w.env, input: JSON.stringify({ session_id: SESSION, transcript_path: transcript, cwd: '/home/u/proj', hook_event_name: 'Stop' }) }).code, 0);
+  stop();
+  lines[2] = JSON.stringify({ ...JSON.parse(lines[2]), message: { role: 'user', content: 'Write hello into notes.txt (edited)' } });
+  fs.writeFileSync(transcript, lines.join('\n'));
+  stop();
+  const c = await stdioClient(w.store);
+  try {
+    const all = (await c.threadTurnsList({ threadId: SESSION, limit: 50 })).data;
+    for (let i = 1; i < all.length; i++) assert.ok(all[i].id < all[i - 1].id, `ids go down: ${all.map((t) => t.id)}`);
+    const oldest = all[all.length - 1];
+    assert.equal(oldest.items[0].text, 'Write hello into notes.txt (edited)');
+    assert.ok(oldest.items[0].seq > oldest.id, 'the changed record is newer than the place it keeps');
+    const seen: number[] = [];
+    let before: number | undefined;
+    for (;;) {
+      const page = await c.threadTurnsList({ threadId: SESSION, limit: 1, ...(before !== undefined ? { before } : {}) });
+      seen.push(...page.data.map((t) => t.id));
+      if (page.nextBefore === null) break;
+      before = page.nextBefore;
+    }
+    assert.deepEqual(seen, all.map((t) => t.id));
+  } finally {
+    c.close();
+  }
+});

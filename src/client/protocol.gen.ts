@@ -605,7 +605,7 @@ export type ThreadSummary = {
 };
 
 export type Turn = {
-  /** the seq of the turn's first item (its user message) */
+  /** the seq of the turn's first item (its user message): of its first record when the agent changed it since, so turn ids keep the log's order */
   id: number;
   startedAt: string;
   agent: string;

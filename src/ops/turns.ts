@@ -10,7 +10,11 @@ import type { FsStore } from '../store/store.ts';
 export type TurnItem = TranscriptItem & { seq: number };
 
 export interface Turn {
-  /** The seq of the turn's first item (its user message, or the first item of a session that began without one). */
+  /**
+   * The seq of the turn's first item (its user message, or the first item of a session that
+   * began without one): of its first record, when the agent changed it since (the item keeps its
+   * place, so turn ids keep the log's order and page by `before`).
+   */
   id: number;
   startedAt: string;
   agent: string;
@@ -30,6 +34,8 @@ export interface TurnsPage {
 /** Every turn of a session, oldest first. */
 export function sessionTurns(store: FsStore, id: string): { turns: Turn[]; totalItems: number } {
   const items: TurnItem[] = [];
+  /** The seq of each item's first record: its place in the log. */
+  const placed: number[] = [];
   const at = new Map<number, number>();
   store.events(id, 1, (ev: StoredEvent) => {
     if (ev.type !== 'transcript.item') return;
@@ -43,13 +49,14 @@ export function sessionTurns(store: FsStore, id: string): { turns: Turn[]; total
     }
     at.set(ev.seq, items.length);
     items.push(item);
+    placed.push(ev.seq);
   });
   const turns: Turn[] = [];
-  for (const item of items) {
+  items.forEach((item, i) => {
     const last = turns[turns.length - 1];
-    if (!last || (item.role === 'user' && item.kind === 'message')) turns.push({ id: item.seq, startedAt: item.at, agent: item.agent, items: [item] });
+    if (!last || (item.role === 'user' && item.kind === 'message')) turns.push({ id: placed[i], startedAt: item.at, agent: item.agent, items: [item] });
     else last.items.push(item);
-  }
+  });
   return { turns, totalItems: items.length };
 }
 

@@ -136,7 +136,7 @@ const TurnItem = EventPayloads['transcript.item'].extend({ seq: z.int().min(1) }
 
 const Turn = z
   .object({
-    id: z.int().min(1).meta({ description: "the seq of the turn's first item (its user message)" }),
+    id: z.int().min(1).meta({ description: "the seq of the turn's first item (its user message): of its first record when the agent changed it since, so turn ids keep the log's order" }),
     startedAt: z.string(),
     agent: z.string(),
     items: z.array(TurnItem),
