@@ -173,3 +173,28 @@ test('an export folder (export --to) is checked like a zip: a symlink or a FIFO 
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.json.origin_id, 'crafted-1');
 });
+
+test('a transcript.item of another shape or past its bounds is refused though its chain holds (an edited, re-chained export)', () => {
+  const { home, work } = world();
+  const good = { agent: 'claude', agent_session: 's-1', item_id: 'i-1', at: '2026-05-27T07:00:00.000Z', role: 'assistant', kind: 'message', text: 'done' };
+  const withItem = (payload: Record<string, unknown>, name: string): string => {
+    const events = [...SAMPLE_EVENTS, { type: 'transcript.item', surface: 'hook:claude', actor: 'agent', payload } as (typeof SAMPLE_EVENTS)[number]];
+    const entries = [{ name: 'events.jsonl', data: chainedLog(events) }, validEntries()[1]];
+    return writeZip(join(work, `${name}.zip`), [...entries, { name: 'baton-export.json', data: manifestFor(entries, { events: events.length, last_seq: events.length }) }]);
+  };
+  const ok = baton(['session', 'import', withItem(good, 'good'), '--json', '--cwd', work], { home, env: ME });
+  assert.equal(ok.code, 0, ok.stderr);
+  fs.rmSync(join(home, 'sessions', ok.json.id), { recursive: true });
+  for (const [name, payload, why] of [
+    ['object-text', { ...good, text: { not: 'a string' } }, /text is not a string/],
+    ['null-role', { ...good, role: null }, /role or kind/],
+    ['no-at', { ...good, at: undefined }, /at is not an ISO time/],
+    ['files-string', { ...good, files: 'a.ts' }, /files must be/],
+    ['huge-text', { ...good, text: 'x'.repeat(750_000) }, /text is over 32768 bytes/],
+    ['huge-input', { ...good, kind: 'tool_call', tool: { name: 'Bash', call_id: 'c', input: { command: 'y'.repeat(5000) } } }, /input is over 4096 bytes/],
+    ['extra-field', { ...good, injected: true }, /unknown field "injected"/],
+  ] as [string, Record<string, unknown>, RegExp][]) {
+    refused(home, work, withItem(JSON.parse(JSON.stringify(payload)), name), why);
+    assert.equal(baton(['session', 'import', join(work, `${name}.zip`), '--json', '--cwd', work], { home, env: ME }).json.error.rule, 'transcript item');
+  }
+});

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { baton, batonAsync, tmpDir, treeHash } from './helpers.ts';
+import { itemPayloadProblem } from '../src/core/transcript.ts';
 import { listEpisodes } from '../src/ops/thread.ts';
 import { FsStore } from '../src/store/store.ts';
 import { agentEnv, assertOnce, assertUnchanged, createdEvent, fakeAgentStore, itemsOf, snapshot } from './history-helpers.ts';
@@ -345,4 +346,17 @@ test("an imported session's log, episodes and search hits are dated when they ha
   assert.ok(found.json.hits.length > 0);
   for (const h of found.json.hits) assert.ok(h.at < started, `${h.type} ${h.at}`);
   assert.ok(found.json.hits.some((h: any) => h.type === 'session.created'), 'the title is a hit too');
+});
+
+test('every item imported from the nine agents\' real transcripts is one session import takes back (itemPayloadProblem: none)', () => {
+  const { bh, run } = setup();
+  assert.equal(run(['history', 'import', '--all']).code, 0);
+  let n = 0;
+  for (const id of fs.readdirSync(join(bh, 'sessions'))) {
+    for (const e of itemsOf(bh, id)) {
+      assert.equal(itemPayloadProblem(e.payload), null, `${id} seq ${e.seq}: ${JSON.stringify(e.payload).slice(0, 200)}`);
+      n++;
+    }
+  }
+  assert.ok(n > 50, `${n} items`);
 });

@@ -247,3 +247,42 @@ export function itemKey(item: Pick<TranscriptItem, 'agent' | 'agent_session' | '
 export function itemDigest(item: TranscriptItem): string {
   return contentDigest(JSON.stringify([item.role, item.kind, item.truncated ?? null, item.tool ?? null, item.files ?? null, item.model ?? null, item.usage ?? null]), item.text);
 }
+
+const ITEM_KEYS = new Set(['agent', 'agent_session', 'item_id', 'at', 'role', 'kind', 'text', 'truncated', 'tool', 'files', 'model', 'usage', 'supersedes']);
+const USAGE_KEYS = new Set(['input', 'output', 'cache_read', 'cache_write']);
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const idOk = (v: unknown): boolean => typeof v === 'string' && v.length > 0 && utf8Bytes(v) <= ITEM_LIMITS.id;
+const countOk = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/**
+ * What is wrong with a `transcript.item` payload that did not come from this baton's capture
+ * (an export being imported: its chain proves it whole, not well made), or null: the fields of
+ * transcripts.md's table, their types and the bounds boundItem keeps (texts, the tool's input,
+ * files, ids). No schema library: this module is on the hook path.
+ */
+export function itemPayloadProblem(p: Record<string, unknown>): string | null {
+  for (const k of Object.keys(p)) if (!ITEM_KEYS.has(k)) return `unknown field ${JSON.stringify(k)}`;
+  if (!(TRANSCRIPT_AGENTS as readonly unknown[]).includes(p.agent)) return 'agent is not one baton reads';
+  if (!idOk(p.agent_session) || !idOk(p.item_id)) return 'agent_session and item_id must be ids (1 to 256 bytes)';
+  if (typeof p.at !== 'string' || !ISO_MS.test(p.at) || !Number.isFinite(Date.parse(p.at))) return 'at is not an ISO time in milliseconds';
+  if (!(ITEM_ROLES as readonly unknown[]).includes(p.role) || !(ITEM_KINDS as readonly unknown[]).includes(p.kind)) return 'role or kind is not one of transcripts.md';
+  if (typeof p.text !== 'string') return 'text is not a string';
+  const limit = p.kind === 'tool_result' ? ITEM_LIMITS.toolResult : ITEM_LIMITS.text;
+  if (utf8Bytes(p.text) > limit) return `text is over ${limit} bytes`;
+  const t = p.truncated as Record<string, unknown> | undefined;
+  if (t !== undefined && (!t || typeof t !== 'object' || Object.keys(t).some((k) => k !== 'original_bytes' && k !== 'sha256') || !countOk(t.original_bytes) || typeof t.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(t.sha256))) return 'truncated is not {original_bytes, sha256}';
+  const tool = p.tool as Record<string, unknown> | undefined;
+  if (tool !== undefined) {
+    if (!tool || typeof tool !== 'object' || Array.isArray(tool) || Object.keys(tool).some((k) => k !== 'name' && k !== 'call_id' && k !== 'input')) return 'tool is not {name, call_id, input?}';
+    if (typeof tool.name !== 'string' || typeof tool.call_id !== 'string' || utf8Bytes(tool.name) > ITEM_LIMITS.id || utf8Bytes(tool.call_id) > ITEM_LIMITS.id) return "tool's name and call_id must be ids";
+    const input = tool.input as Record<string, unknown> | undefined;
+    const cut = input && typeof input === 'object' && typeof input._truncated === 'string' && Object.keys(input).length === 2 && countOk(input.original_bytes);
+    if (input !== undefined && utf8Bytes(cut ? (input._truncated as string) : (JSON.stringify(input) ?? '')) > ITEM_LIMITS.toolInput) return `the tool's input is over ${ITEM_LIMITS.toolInput} bytes`;
+  }
+  if (p.files !== undefined && (!Array.isArray(p.files) || p.files.length > ITEM_LIMITS.files || p.files.some((f) => typeof f !== 'string' || f === '' || utf8Bytes(f) > 4096))) return `files must be at most ${ITEM_LIMITS.files} paths`;
+  if (p.model !== undefined && !idOk(p.model)) return 'model must be an id';
+  const u = p.usage as Record<string, unknown> | undefined;
+  if (u !== undefined && (!u || typeof u !== 'object' || Array.isArray(u) || Object.entries(u).some(([k, v]) => !USAGE_KEYS.has(k) || !countOk(v)))) return 'usage holds token counts only';
+  if (p.supersedes !== undefined && !(Number.isSafeInteger(p.supersedes) && (p.supersedes as number) >= 1)) return 'supersedes is not a seq';
+  return null;
+}

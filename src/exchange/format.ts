@@ -4,6 +4,7 @@
 import { fail } from '../core/errors.ts';
 import { ACTORS, type Actor, type StoredEvent, checkEventType, isSurface } from '../core/events.ts';
 import { sha256Hex } from '../core/hash.ts';
+import { itemPayloadProblem } from '../core/transcript.ts';
 import { REDACTED, redactValue } from '../core/redact.ts';
 import { presentEvent } from '../core/session.ts';
 
@@ -155,6 +156,12 @@ export function checkImportedEvent(raw: unknown, where: string): Omit<StoredEven
   if (typeof e.surface !== 'string' || !isSurface(e.surface)) refuse(`${where}: surface ${JSON.stringify(e.surface)} is not one of cli, hook:<provider>, mcp, api, web, ide-skill`, { entry: where });
   if (!ACTORS.includes(e.actor as Actor)) refuse(`${where}: actor must be user, agent or system`, { entry: where });
   if (!e.payload || typeof e.payload !== 'object' || Array.isArray(e.payload)) refuse(`${where}: payload must be an object`, { entry: where });
+  if (e.type === 'transcript.item') {
+    // Items are read by every surface as transcripts.md describes them: one of another shape or
+    // past the bounds (a re-chained, edited export) is refused, not stored.
+    const problem = itemPayloadProblem(e.payload as Record<string, unknown>);
+    if (problem) refuse(`${where}: transcript.item at seq ${e.seq}: ${problem}`, { entry: where, rule: 'transcript item', seq: e.seq });
+  }
   return { seq: e.seq as number, ts: e.ts as string, type: e.type as string, surface: e.surface as string, actor: e.actor as Actor, payload: e.payload as Record<string, unknown> };
 }
 
