@@ -99,3 +99,23 @@ test('bad queries and flags are refused with a code, never an SQLite error, and 
   // A NUL byte cannot come through argv; the server and MCP hand queries in as strings.
   assert.throws(() => queryTerms('a\u0000b'), (e: any) => e.code === 'USAGE');
 });
+
+test('search --file takes a path relative to the current directory as files does', () => {
+  const w = agentWorld();
+  const proj = join(w.root, 'proj-x');
+  fs.mkdirSync(join(proj, 'sub'), { recursive: true });
+  const dir = join(w.home, '.claude', 'projects', '-proj-x');
+  fs.mkdirSync(dir, { recursive: true });
+  const transcript = join(dir, `${SESSION}.jsonl`);
+  fs.writeFileSync(transcript, fs.readFileSync(FIXTURE, 'utf8').replaceAll('/home/u/proj', proj));
+  assert.equal(baton(['hook', 'claude'], { env: w.env, input: JSON.stringify({ session_id: SESSION, transcript_path: transcript, cwd: proj, hook_event_name: 'Stop' }) }).code, 0);
+  const here = { env: w.env, cwd: join(proj, 'sub') };
+  const files = baton(['files', '../plan.md', '--all', '--json'], here);
+  assert.equal(files.code, 0, files.stderr);
+  const wrote = files.json.items.map((i: { seq: number }) => i.seq);
+  assert.ok(wrote.length > 0);
+  const s = baton(['search', 'plan', '--all', '--file', '../plan.md', '--json'], here);
+  assert.equal(s.code, 0, s.stderr);
+  assert.ok(s.json.hits.length > 0, 'search --file ../plan.md from a subfolder finds the items');
+  for (const h of s.json.hits) assert.ok(wrote.includes(h.seq), `hit ${h.seq} is an item files lists`);
+});

@@ -1,6 +1,6 @@
 // `baton index rebuild`, `baton search`, `baton project ...` (index.md). Owned by the index work.
 import * as fs from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { basename, isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { fail } from '../core/errors.ts';
 import { ITEM_KINDS, ITEM_ROLES, TRANSCRIPT_AGENTS } from '../core/transcript.ts';
@@ -44,6 +44,8 @@ function searchFilter(g: GlobalOptions, o: SearchOptions, limit: number, nowMs: 
   if (o.file !== undefined) {
     if (!o.file.trim() || o.file.includes('\0')) fail('USAGE', '--file is empty or holds a NUL byte');
     f.file = o.file;
+    // Relative: also as the absolute path from here (each session's workspace decides), as `baton files` looks.
+    if (!isAbsolute(o.file)) f.fileFrom = resolve(o.file);
   }
   if (o.since !== undefined) f.since = new Date(parseWhen(o.since, '--since', nowMs, { allowZero: true })).toISOString();
   if (o.until !== undefined) f.until = new Date(parseWhen(o.until, '--until', nowMs, { allowZero: true })).toISOString();
@@ -132,7 +134,7 @@ export function registerIndexCommands(program: Command, globals: () => GlobalOpt
     .option('--agent <agent>', `transcript items of this agent (${TRANSCRIPT_AGENTS.join(', ')})`)
     .option('--role <role>', `transcript items of this role (${ITEM_ROLES.join(', ')})`)
     .option('--kind <kind>', `transcript items of this kind (${ITEM_KINDS.join(', ')})`)
-    .option('--file <path>', 'transcript items that read, wrote or edited this file (workspace-relative or absolute)')
+    .option('--file <path>', 'transcript items that read, wrote or edited this file (relative to the current directory or the workspace, or absolute)')
     .option('--session <id>', 'only this session (an id or an unambiguous prefix)')
     .option('--since <when>', 'at or after: a date (2026-11-30, an ISO time) or an age (7d, 12h)')
     .option('--until <when>', 'before: a date or an age')

@@ -151,6 +151,8 @@ export interface SearchFilter {
   kind?: string;
   /** A path as given (absolute, or relative to each session's workspace). */
   file?: string;
+  /** The same file as an absolute path from where the command ran, when `file` was relative (either form matches, as `baton files` does). */
+  fileFrom?: string;
   /** Only this session. */
   session?: string;
   /** ISO bounds on the item's time (the event's ts for other events). */
@@ -373,7 +375,7 @@ function hitOf(ev: Pick<StoredEvent, 'seq' | 'ts' | 'type' | 'payload'>, text: s
   if (f.agent !== undefined && p.agent !== f.agent) return null;
   if (f.role !== undefined && p.role !== f.role) return null;
   if (f.kind !== undefined && p.kind !== f.kind) return null;
-  if (f.file !== undefined && !namesFile(p.files, f.file, base.workspace)) return null;
+  if (f.file !== undefined && !namesFile(p.files, f.file, base.workspace) && !(f.fileFrom !== undefined && namesFile(p.files, f.fileFrom, base.workspace))) return null;
   const at = isItem && typeof p.at === 'string' ? p.at : happenedAt(ev);
   if (f.since !== undefined && at < f.since) return null;
   if (f.until !== undefined && at >= f.until) return null;
