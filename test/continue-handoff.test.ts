@@ -63,9 +63,10 @@ test('the budget: never exceeded; the newest request and conclusion kept first; 
     assert.ok(Buffer.byteLength(block) <= budget, `${budget}: ${Buffer.byteLength(block)} bytes`);
     assert.equal(itemsOmitted, recent.items - cited.length);
     assert.equal(field(block, 'ITEMS_OMITTED'), String(itemsOmitted));
-    if (budget >= 1200) {
-      assert.ok(cited.includes(34) && cited.includes(35), `${budget}: the newest request (34) and conclusion (35) are cited`);
-    }
+    // Every budget from the least (512) up cites the newest request and conclusion: a small one
+    // gives up the long instruction for a short one first.
+    assert.ok(cited.includes(34) && cited.includes(35), `${budget}: the newest request (34) and conclusion (35) are cited`);
+    assert.match(field(block, 'INSTRUCTION') ?? '', budget >= 1200 ? /^This session was handed over/ : /^Handed over from claude, newest first; seq=N cites transcript item N; the task pointer rules\.$/);
   }
   const small = renderHandoff({ sessionId: 'task-1', spec: { ...SPEC, budget: 1200 }, recent, refs: [] });
   const big = renderHandoff({ sessionId: 'task-1', spec: { ...SPEC, budget: 4096 }, recent, refs: [] });

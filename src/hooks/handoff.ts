@@ -27,6 +27,10 @@ export const HANDOFFS_DIR = 'handoffs';
 const LINE_TEXT_BYTES = 480;
 /** A line shortened to fit the budget keeps at least this much text, else it is left out. */
 const MIN_TEXT_BYTES = 80;
+/** The newest request and conclusion share a small budget down to this much text each. */
+const MIN_FIRST_TEXT_BYTES = 40;
+/** About the bytes of a REQUEST or CONCLUSION line before its text (`REQUEST seq=N at=<ISO> agent=<name>: `). */
+const FIRST_LINE_PREFIX_BYTES = 64;
 const MAX_FILES = 24;
 
 /** What BATON_HANDOFF carries: `id=…,from=…,to=…,budget=…[,episode=…]`. */
@@ -153,9 +157,16 @@ export function renderHandoff(h: HandoffInput): RenderedHandoff {
     );
   }
   const tailFor = (omitted: number) => `ITEMS_OMITTED=${omitted}\nHANDOFF_END\n`;
-  const headText = `${head.join('\n')}\n`;
+  let headText = `${head.join('\n')}\n`;
   // Room for the tail with the largest omitted count it can show.
   let room = spec.budget - bytes(headText) - bytes(tailFor(items));
+  // A small budget (512 is the least) spends its bytes on the newest request and conclusion,
+  // not on the long instruction: a short one says what the lines are.
+  if (items > 0 && room < 2 * (FIRST_LINE_PREFIX_BYTES + MIN_TEXT_BYTES)) {
+    head[7] = `INSTRUCTION=Handed over from ${spec.from}, newest first; seq=N cites transcript item N; the task pointer rules.`;
+    headText = `${head.join('\n')}\n`;
+    room = spec.budget - bytes(headText) - bytes(tailFor(items));
+  }
   if (room < 0) {
     // A header longer than the budget (a very long session id): the block without its instruction.
     const bare = `${head.slice(0, 7).join('\n')}\n`;
@@ -192,7 +203,7 @@ export function renderHandoff(h: HandoffInput): RenderedHandoff {
   const firsts = new Set([users[0], assistants[0]].filter(Boolean));
   const half = Math.floor(room / 2);
   for (const c of order) {
-    if (firsts.has(c) && bytes(`${c.prefix}${c.text}\n`) > half && half - bytes(c.prefix) - 1 >= MIN_TEXT_BYTES) c.text = oneLine(c.text, half - bytes(c.prefix) - 1);
+    if (firsts.has(c) && bytes(`${c.prefix}${c.text}\n`) > half && half - bytes(c.prefix) - 1 >= MIN_FIRST_TEXT_BYTES) c.text = oneLine(c.text, half - bytes(c.prefix) - 1);
     const full = `${c.prefix}${c.text}\n`;
     if (bytes(full) <= room) {
       chosen.push({ c, line: full });
