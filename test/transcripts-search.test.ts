@@ -119,3 +119,14 @@ test('search --file takes a path relative to the current directory as files does
   assert.ok(s.json.hits.length > 0, 'search --file ../plan.md from a subfolder finds the items');
   for (const h of s.json.hits) assert.ok(wrote.includes(h.seq), `hit ${h.seq} is an item files lists`);
 });
+
+test('what a tool call ran is searchable: its shell command, though the item shows no text', () => {
+  const w = capturedWorld();
+  const s = baton(['search', 'printf', '--all', '--kind', 'tool_call', '--json'], { env: w.env });
+  assert.equal(s.code, 0, s.stderr);
+  assert.deepEqual(
+    s.json.hits.map((h: { tool: string; agent: string }) => [h.agent, h.tool]),
+    [['claude', 'Bash']],
+  );
+  assert.match(s.json.hits[0].snippet, /\*\*printf\*\*/);
+});

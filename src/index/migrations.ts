@@ -123,6 +123,12 @@ CREATE TABLE text_pending (
     id: '0007_activity_times',
     sql: 'SELECT 1;',
   },
+  {
+    // A tool call's shell command is searchable (project.ts eventText): "what was run" finds
+    // `printf … > notes.txt` for the seven agents whose tool-call text is empty. Rebuilt.
+    id: '0008_tool_commands',
+    sql: 'SELECT 1;',
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -86,6 +86,14 @@ export function applyRedaction(text: string, pattern: string): string {
 }
 
 /** The searchable text of an event: context entries, prompts, titles, artifact names. */
+/** The shell command in a tool call's input (`command`, Codex's `cmd`; a list of words joined), else ''. */
+function commandOf(input: unknown): string {
+  if (!input || typeof input !== 'object') return '';
+  const c = (input as Record<string, unknown>).command ?? (input as Record<string, unknown>).cmd;
+  if (typeof c === 'string') return c;
+  return Array.isArray(c) ? c.filter((w) => typeof w === 'string').join(' ') : '';
+}
+
 export function eventText(ev: StoredEvent): string {
   const p = ev.payload ?? {};
   switch (ev.type) {
@@ -109,10 +117,11 @@ export function eventText(ev: StoredEvent): string {
     case 'runtime.error':
       return str(p.message);
     case 'transcript.item': {
-      // The visible text, then the tool's name and the files it named: searchable, and `baton files` finds them.
-      const tool = p.tool && typeof p.tool === 'object' ? str((p.tool as Record<string, unknown>).name) : '';
+      // The visible text, then the tool's name, the shell command a tool call ran and the files
+      // it named: searchable ("what was run"), and `baton files` finds them.
+      const t = p.tool && typeof p.tool === 'object' ? (p.tool as Record<string, unknown>) : null;
       const files = Array.isArray(p.files) ? (p.files as unknown[]).filter((f) => typeof f === 'string').join(' ') : '';
-      return [str(p.text), tool, files].filter(Boolean).join('\n');
+      return [str(p.text), t ? str(t.name) : '', p.kind === 'tool_call' && t ? commandOf(t.input) : '', files].filter(Boolean).join('\n');
     }
     default:
       return ev.type.startsWith('x.') ? str(p.text) : '';
