@@ -360,3 +360,15 @@ test('every item imported from the nine agents\' real transcripts is one session
   }
   assert.ok(n > 50, `${n} items`);
 });
+
+test('session log shows what a tool call ran, for every agent: its shell command, not the model\'s title for the call', () => {
+  const { bh, sessions, run } = setup();
+  assert.equal(run(['history', 'import', '--all']).code, 0);
+  for (const s of sessions) {
+    const log = baton(['session', 'log', s.id], { home: bh });
+    assert.equal(log.code, 0, log.stderr);
+    const calls = log.stdout.split('\n').filter((l) => /-> (Bash|bash|exec_command|run_shell_co|Execute)/.test(l));
+    assert.ok(calls.length > 0, `${s.agent}: a shell call in ${log.stdout}`);
+    for (const l of calls) assert.match(l, /printf 'hello\\n' > notes\.txt/, `${s.agent}: ${l}`);
+  }
+});

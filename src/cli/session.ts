@@ -61,10 +61,12 @@ function itemLine(ev: StoredEvent): string {
   const tool = typeof p.tool?.name === 'string' ? p.tool.name : '';
   const who = p.kind === 'message' ? p.role : p.kind === 'tool_call' ? `-> ${tool}` : p.kind === 'tool_result' ? `<- ${tool || 'result'}` : p.kind;
   let what = typeof p.text === 'string' ? p.text : '';
-  if (p.kind === 'tool_call' && !what.trim() && p.tool?.input !== undefined) {
-    const input = p.tool.input;
-    what = typeof input?.command === 'string' ? input.command : JSON.stringify(input);
-  }
+  // A tool call shows what it ran (its shell command) first: an agent's own text for it may be
+  // the model's description of the call (opencode's and Kilo's title), not the command.
+  const input = p.kind === 'tool_call' ? p.tool?.input : undefined;
+  const command = typeof input?.command === 'string' ? input.command : typeof input?.cmd === 'string' ? input.cmd : '';
+  if (command.trim()) what = command;
+  else if (p.kind === 'tool_call' && !what.trim() && input !== undefined) what = JSON.stringify(input);
   const files = Array.isArray(p.files) && p.files.length ? `  [${p.files.slice(0, 4).join(', ')}${p.files.length > 4 ? `, +${p.files.length - 4}` : ''}]` : '';
   const cut = p.truncated ? ' (cut)' : '';
   const agent = `${p.agent}${p.model ? `/${p.model}` : ''}`;
