@@ -116,6 +116,10 @@ test('import: an episode per run the transcript records, its items inside it; on
       ],
       agent,
     );
+    // It closes at the session's last activity: no item of it is later (the session row's own
+    // time_updated can be older than its last part).
+    const closedAt = evs.find((e) => e.type === 'episode.closed').payload.at;
+    for (const i of itemsOf(bh, byAgent.get(agent)!.id)) assert.ok(i.payload.at <= closedAt, `${agent}: item at ${i.payload.at} after the close at ${closedAt}`);
   }
 
   // Every item once, inside an episode; every event as its schema says; a second import adds no episode.

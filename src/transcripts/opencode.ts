@@ -180,9 +180,20 @@ export function opencodeLikeReader(names: StoreNames): PayloadReader {
     },
     databaseSessions(db: Db): DbSession[] {
       const rows = db.prepare('SELECT id, directory, title, time_created, time_updated FROM session WHERE parent_id IS NULL ORDER BY time_created, id').all() as Record<string, unknown>[];
+      // A session's last activity is its newest record: the session row's time_updated can be
+      // older than its last message or part (one pass over each table, grouped, not a query per session).
+      const latest = new Map<string, number>();
+      for (const table of ['message', 'part']) {
+        for (const r of db.prepare(`SELECT session_id, MAX(time_updated) AS t FROM ${table} GROUP BY session_id`).all() as { session_id: unknown; t: unknown }[]) {
+          if (typeof r.session_id === 'string' && typeof r.t === 'number') latest.set(r.session_id, Math.max(latest.get(r.session_id) ?? 0, r.t));
+        }
+      }
       return rows
         .filter((r) => typeof r.id === 'string')
-        .map((r) => ({ agentSession: r.id as string, cwd: str(r.directory), title: str(r.title), startedAt: iso(r.time_created), updatedAt: iso(r.time_updated) }));
+        .map((r) => {
+          const last = Math.max(typeof r.time_updated === 'number' ? r.time_updated : 0, latest.get(r.id as string) ?? 0);
+          return { agentSession: r.id as string, cwd: str(r.directory), title: str(r.title), startedAt: iso(r.time_created), updatedAt: iso(last || r.time_updated) };
+        });
     },
     databaseEntries(db: Db, agentSession: string): unknown[] {
       const messages = db.prepare('SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id').all(agentSession) as Record<string, unknown>[];
