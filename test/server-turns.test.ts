@@ -85,3 +85,26 @@ test('a turn whose first message the agent changed since keeps its place: paged 
     c.close();
   }
 });
+
+test('a turn alone over the page bound keeps its request and its newest items; those between are counted', async () => {
+  const w = agentWorld();
+  const dir = join(w.home, '.claude', 'projects', '-home-u-proj');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.copyFileSync(FIXTURE, join(dir, `${SESSION}.jsonl`));
+  assert.equal(baton(['hook', 'claude'], { env: w.env, input: JSON.stringify({ session_id: SESSION, transcript_path: join(dir, `${SESSION}.jsonl`), cwd: '/home/u/proj', hook_event_name: 'Stop' }) }).code, 0);
+  const c = await stdioClient(w.store);
+  try {
+    const all = (await c.threadTurnsList({ threadId: SESSION, limit: 50 })).data;
+    const first = all[all.length - 1];
+    assert.ok(first.items.length >= 5);
+    const cut = (await c.threadTurnsList({ threadId: SESSION, limit: 1, before: all[all.length - 2].id, maxBytes: 1024 })).data[0];
+    assert.equal(cut.id, first.id);
+    assert.ok((cut.itemsOmitted ?? 0) > 0, 'items were left out');
+    assert.deepEqual(cut.items[0], first.items[0], 'the request that began the turn is kept');
+    assert.equal(cut.items[0].role, 'user');
+    assert.deepEqual(cut.items.slice(1), first.items.slice(first.items.length - (cut.items.length - 1)), 'then its newest items');
+    assert.equal(cut.items.length + (cut.itemsOmitted ?? 0), first.items.length);
+  } finally {
+    c.close();
+  }
+});

@@ -610,7 +610,7 @@ export type Turn = {
   startedAt: string;
   agent: string;
   items: TurnItem[];
-  /** the turn alone was over the bound: this many of its first items were left out */
+  /** the turn alone was over the bound: it holds its first item (the request) and its newest items, and this many between them were left out (event/replay reads them by seq) */
   itemsOmitted?: number;
 };
 

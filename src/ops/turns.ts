@@ -77,15 +77,19 @@ export function turnsPage(store: FsStore, id: string, opts: { before?: number; l
   return { turns: page, nextBefore: more ? oldest.id : null, totalItems };
 }
 
-/** A turn over the bound: its newest items that fit, and how many were left out. */
+/**
+ * A turn over the bound: its first item (the request that began it) and its newest items that
+ * fit, and how many between them were left out (each still readable by seq: event/replay).
+ */
 function lastItemsWithin(t: Turn, maxBytes: number): Turn {
   const kept: TurnItem[] = [];
-  let bytes = 256;
-  for (let i = t.items.length - 1; i >= 0; i--) {
+  const first = t.items[0];
+  let bytes = 256 + Buffer.byteLength(JSON.stringify(first)) + 1;
+  for (let i = t.items.length - 1; i >= 1; i--) {
     const size = Buffer.byteLength(JSON.stringify(t.items[i])) + 1;
-    if (kept.length > 0 && bytes + size > maxBytes) break;
+    if (bytes + size > maxBytes) break;
     kept.unshift(t.items[i]);
     bytes += size;
   }
-  return { ...t, items: kept, itemsOmitted: t.items.length - kept.length };
+  return { ...t, items: [first, ...kept], itemsOmitted: t.items.length - 1 - kept.length };
 }

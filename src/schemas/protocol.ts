@@ -140,7 +140,7 @@ const Turn = z
     startedAt: z.string(),
     agent: z.string(),
     items: z.array(TurnItem),
-    itemsOmitted: z.int().min(1).optional().meta({ description: 'the turn alone was over the bound: this many of its first items were left out' }),
+    itemsOmitted: z.int().min(1).optional().meta({ description: 'the turn alone was over the bound: it holds its first item (the request) and its newest items, and this many between them were left out (event/replay reads them by seq)' }),
   })
   .meta({ id: 'Turn', description: 'a user message and every transcript item up to the next one (docs/transcripts.md)' });
 

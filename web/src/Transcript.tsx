@@ -161,7 +161,7 @@ function TurnView({ turn, at }: { turn: Turn; at?: number }) {
     <li className="turn">
       <p className="turn-head muted">
         Turn at <time dateTime={turn.startedAt}>{time(turn.startedAt)}</time> · {turn.agent}
-        {turn.itemsOmitted ? ` · ${turn.itemsOmitted} earlier items of this turn left out (over the page's bound)` : ''}
+        {turn.itemsOmitted ? ` · ${turn.itemsOmitted} items after its request left out (over the page's bound)` : ''}
       </p>
       {turn.items.map((i) =>
         i.kind === 'tool_result' && i.tool && calls.has(i.tool.call_id) ? null : <ItemView key={i.seq} item={i} at={at} results={i.tool ? (results.get(i.tool.call_id) ?? []) : []} />,
