@@ -11,6 +11,7 @@ import { adoptNativeSha256 } from '../core/hash.ts';
 import { resolveHome } from '../store/home.ts';
 import { FsStore } from '../store/store.ts';
 import { MCP_HELP } from '../server/help.ts';
+import { FlowGate, OutboundLines } from './flow.ts';
 import { LineBound, MAX_STDIO_MESSAGE_BYTES, tooLargeAnswer } from './stdin-bound.ts';
 import { mcpServer, mcpWriter } from './tools.ts';
 
@@ -38,14 +39,19 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   const store = new FsStore(resolveHome(o.home));
+  // What goes out is counted (flow.ts): stdin is read on only while fewer than 16 requests are
+  // being answered and the answers the client has not taken are under 8 MiB.
+  const outbound = new OutboundLines(process.stdout);
   // stdin through the line bound: a message over 4 MiB is dropped with a code, never the end of the server.
-  const input = process.stdin.pipe(
-    new LineBound((d) => {
-      process.stderr.write(`baton mcp: INPUT_TOO_LARGE a message of ${d.bytes} bytes or more on stdin (limit ${MAX_STDIO_MESSAGE_BYTES}); dropped, nothing done\n`);
-      if (d.id !== null) process.stdout.write(`${tooLargeAnswer(d)}\n`);
-    }),
-  );
-  const transport = new StdioServerTransport(input as unknown as typeof process.stdin);
+  const input = process.stdin
+    .pipe(
+      new LineBound((d) => {
+        process.stderr.write(`baton mcp: INPUT_TOO_LARGE a message of ${d.bytes} bytes or more on stdin (limit ${MAX_STDIO_MESSAGE_BYTES}); dropped, nothing done\n`);
+        if (d.id !== null) outbound.write(`${tooLargeAnswer(d)}\n`);
+      }),
+    )
+    .pipe(new FlowGate(outbound));
+  const transport = new StdioServerTransport(input as unknown as typeof process.stdin, outbound as unknown as typeof process.stdout);
   let clientName = 'client';
   const server = mcpServer({
     store,
