@@ -115,8 +115,8 @@ export function readCursor(file: string): Cursor | null {
   return c?.v === 1 && typeof c.offset === 'number' && c.state ? c : null;
 }
 
-/** Every cursor of a session (doctor counts their skipped lines). */
-export function sessionCursors(sessionDir: string): Cursor[] {
+/** The readable files of a session's transcripts/ folder whose names end in `suffix`, each as `read` gives it. */
+function transcriptFiles<T>(sessionDir: string, suffix: string, read: (path: string) => T | null): T[] {
   let names: string[];
   try {
     names = fs.readdirSync(join(sessionDir, TRANSCRIPTS_DIR));
@@ -124,9 +124,14 @@ export function sessionCursors(sessionDir: string): Cursor[] {
     return [];
   }
   return names
-    .filter((n) => n.endsWith('.cursor.json'))
-    .map((n) => readCursor(join(sessionDir, TRANSCRIPTS_DIR, n)))
-    .filter((c): c is Cursor => c !== null);
+    .filter((n) => n.endsWith(suffix))
+    .map((n) => read(join(sessionDir, TRANSCRIPTS_DIR, n)))
+    .filter((c): c is T => c !== null);
+}
+
+/** Every cursor of a session (doctor counts their skipped lines). */
+export function sessionCursors(sessionDir: string): Cursor[] {
+  return transcriptFiles(sessionDir, '.cursor.json', readCursor);
 }
 
 /** One agent's refused transcripts in a session (`transcripts/<agent>.refused.json`): per code, how often, the last path and when. */
@@ -164,16 +169,7 @@ export function recordRefusal(sessionDir: string, agent: string, code: string, p
 
 /** Every agent's refused transcripts counted in a session (doctor). */
 export function sessionRefusals(sessionDir: string): Refusals[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(join(sessionDir, TRANSCRIPTS_DIR));
-  } catch {
-    return [];
-  }
-  return names
-    .filter((n) => n.endsWith('.refused.json'))
-    .map((n) => readRefusals(join(sessionDir, TRANSCRIPTS_DIR, n)))
-    .filter((r): r is Refusals => r !== null);
+  return transcriptFiles(sessionDir, '.refused.json', readRefusals);
 }
 
 const within = (p: string, root: string): boolean => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
