@@ -3,7 +3,7 @@
 // past instant slightly ahead of the browser's clock reads "just now", not "in 2s" (29.11).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { age, snippetParts } from '../web/src/format.ts';
+import { age, shownName, snippetParts } from '../web/src/format.ts';
 
 test('snippet marks split into plain and matched parts; markup in the text stays text', () => {
   assert.deepEqual(snippetParts('retries with \u0002exponential\u0003 backoff <b>x</b>'), [
@@ -28,4 +28,28 @@ test('a past instant a little in the future (clock skew) is "just now"; expiries
   assert.equal(age('2025-12-31T23:59:18Z', now), '42s ago');
   assert.equal(age('2026-01-01T00:05:00Z', now, true), 'in 5m');
   assert.equal(age('2026-01-01T00:00:02Z', now, true), 'in 2s');
+});
+
+test('names from a transcript cannot turn the page\'s text around: direction overrides show as U+FFFD', () => {
+  assert.equal(shownName('invoice\u202Etxt.exe'), 'invoice\uFFFDtxt.exe');
+  assert.equal(shownName('a\u2066b\u2069c\u202Ad'), 'a\uFFFDb\uFFFDc\uFFFDd');
+  assert.equal(shownName('plain/path.ts'), 'plain/path.ts');
+});
+
+test('a Markdown link names the host it goes to, unless its text is that host or URL; an opener never closed stays text', async () => {
+  const { renderToStaticMarkup } = await import('react-dom/server');
+  const React = await import('react');
+  // The tests' TypeScript settings compile JSX as React.createElement (the page's build uses its own).
+  (globalThis as { React?: unknown }).React = React;
+  const { createElement } = React;
+  const { Markdown } = await import('../web/src/markdown.tsx');
+  const html = (text: string) => renderToStaticMarkup(createElement(Markdown, { text }));
+  assert.match(html('[https://github.com/x](https://evil.example/phish)'), /<a [^>]*href="https:\/\/evil\.example\/phish"[^>]*>https:\/\/github\.com\/x<\/a><span class="md-host"> \(evil\.example\)<\/span>/);
+  assert.match(html('[cred](https://github.com@evil.example/)'), /\(evil\.example\)/);
+  assert.match(html('[github](https://gіthub.com/x)'), /\(xn--/, 'a look-alike host shows as the browser reads it');
+  assert.doesNotMatch(html('[evil.example](https://evil.example)'), /md-host/);
+  assert.doesNotMatch(html('[https://a.example/](https://a.example/)'), /md-host/);
+  // 20,000 openers and no closer: plain text, as many characters as went in.
+  const open = '['.repeat(20_000);
+  assert.equal(html(open), `<div class="md"><p>${open}</p></div>`);
 });

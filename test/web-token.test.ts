@@ -14,6 +14,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { chromiumMissing, launchChromium } from './chromium.ts';
 import { baton, tmpDir, treeHash } from './helpers.ts';
 import { type RunningServer, startServer } from './server-helpers.ts';
+import { WEB_CSP } from '../src/server/transports.ts';
 
 const skip = chromiumMissing();
 
@@ -105,5 +106,44 @@ test('without the token the page loads and says so, and the store answers nothin
     assert.equal(health, 401);
   } finally {
     await fresh.close();
+  }
+});
+
+test('the page is served with a Content-Security-Policy (its own scripts and server only), nosniff, and no framing: another local app cannot frame it', { skip }, async () => {
+  const res = await fetch(`${server.url}`);
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-security-policy'), WEB_CSP);
+  assert.match(WEB_CSP, /script-src 'self'/);
+  assert.match(WEB_CSP, /frame-ancestors 'none'/);
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+  assert.equal(res.headers.get('x-frame-options'), 'DENY');
+  await res.arrayBuffer();
+  // Framed by the other local app: the browser refuses to show it.
+  const framer = await browser.newPage();
+  try {
+    await framer.goto(`http://127.0.0.1:${otherPort}/`);
+    const loaded = await framer.evaluate(
+      (src) =>
+        new Promise<string>((r) => {
+          const f = document.createElement('iframe');
+          f.src = src;
+          f.onload = () => {
+            try {
+              r(f.contentDocument?.title ?? 'cross-origin');
+            } catch {
+              r('cross-origin');
+            }
+          };
+          document.body.append(f);
+          setTimeout(() => r('timeout'), 5000);
+        }),
+      server.url,
+    );
+    // A refused frame loads as an empty error document, never the page (whose title is "baton").
+    assert.notEqual(loaded, 'baton');
+    const frames = framer.frames().filter((f) => f.url().startsWith(server.url));
+    for (const f of frames) assert.equal(await f.evaluate(() => document.querySelector('#root') !== null).catch(() => false), false, 'the page did not render in the frame');
+  } finally {
+    await framer.close();
   }
 });

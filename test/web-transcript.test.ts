@@ -41,7 +41,8 @@ const stop = (id: string, transcript: string) => {
 const lines = () => fs.readFileSync(FIXTURE, 'utf8').trimEnd().split('\n');
 
 async function axe(p: Page, what: string): Promise<void> {
-  await p.addScriptTag({ path: join(ROOT, 'node_modules', 'axe-core', 'axe.min.js') });
+  // Evaluated over the DevTools protocol, which the page's Content-Security-Policy does not govern (a script tag would be refused).
+  await p.evaluate(fs.readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
   const found = (await p.evaluate(async () => {
     const r = await (window as unknown as { axe: { run: (o: unknown) => Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe.run({ resultTypes: ['violations'] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
@@ -238,4 +239,32 @@ test('"Continue in" shows the command to copy, or the refusal, and changes nothi
 
 test('no console errors', { skip }, () => {
   assert.deepEqual(consoleErrors, []);
+});
+
+test('an idle transcript parses no Markdown again as the page clock ticks (memoized), and a link names its host', { skip }, async () => {
+  const p = await browser.newPage();
+  try {
+    await p.clock.install();
+    // Counts the inline Markdown parses (markdown.tsx's expression starts with its code-span branch).
+    await p.addInitScript(() => {
+      const w = window as unknown as { __parses: number };
+      w.__parses = 0;
+      const orig = String.prototype.matchAll;
+      String.prototype.matchAll = function (this: string, re: RegExp) {
+        if (re instanceof RegExp && re.source.startsWith('(`+)')) w.__parses++;
+        return orig.call(this, re);
+      } as typeof orig;
+    });
+    await p.goto(`${server.url}?token=${server.token}`);
+    await p.goto(`${server.url}?s=${SESSION}`);
+    await p.locator('section.transcript').getByText('Both files are written: notes.txt and plan.md.').waitFor();
+    const parses = (): Promise<number> => p.evaluate(() => (window as unknown as { __parses: number }).__parses);
+    const before = await parses();
+    assert.ok(before > 0, 'the items were parsed once');
+    await p.clock.runFor(16_000); // three ticks of the page's 5 s clock
+    await p.locator('section.transcript').getByText('Both files are written: notes.txt and plan.md.').waitFor();
+    assert.equal(await parses(), before, 'no item parsed again while idle');
+  } finally {
+    await p.close();
+  }
 });

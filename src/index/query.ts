@@ -243,7 +243,10 @@ const termHits = (t: Term, folded: string): boolean =>
   t.prefix ? folded.startsWith(t.word) : folded === t.word || (folded.startsWith(t.need) && porterStem(folded) === t.stem);
 
 /** A window of the text around the first matching word, matches between HIT_OPEN and HIT_CLOSE. */
-export function makeSnippet(text: string, terms: Term[], words = 24): string {
+export function makeSnippet(text0: string, terms: Term[], words = 24): string {
+  // The marks are the snippet's own: a text holding those characters (a transcript can) would
+  // mark words no query matched.
+  const text = text0.includes(HIT_OPEN) || text0.includes(HIT_CLOSE) ? text0.replace(/[\u0002\u0003]/g, ' ') : text0;
   const toks: { start: number; end: number; hit: boolean }[] = [];
   for (const m of text.matchAll(WORD_RE)) {
     const f = foldWord(m[0]);

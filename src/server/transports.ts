@@ -175,6 +175,9 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
+/** The web page's Content-Security-Policy: its own files and its own server only. */
+export const WEB_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 const PLACEHOLDER = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>baton</title></head>
 <body><main><h1>baton serve</h1>
@@ -290,6 +293,11 @@ export class HttpServer {
     res.setHeader('referrer-policy', 'no-referrer');
     if (url.pathname === '/') res.setHeader('set-cookie', CLEAR_COOKIE);
     res.setHeader('cache-control', 'no-store');
+    // The page shows what agents wrote: should a renderer ever let markup through, no script but
+    // the page's own runs, nothing loads from elsewhere, and no other site frames it.
+    res.setHeader('content-security-policy', WEB_CSP);
+    res.setHeader('x-content-type-options', 'nosniff');
+    res.setHeader('x-frame-options', 'DENY');
     const root = resolve(this.o.webRoot);
     let decoded: string;
     try {

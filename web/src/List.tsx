@@ -5,7 +5,7 @@
 import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
 import type { ProjectListResult, SearchResult, ThreadListResult } from '../../src/client/index.ts';
 import { describeError, onConn, rpc } from './api.ts';
-import { age, short, snippetParts } from './format.ts';
+import { age, short, shownName, snippetParts } from './format.ts';
 import { AGENTS } from './Transcript.tsx';
 import { type Route, navigate } from './route.ts';
 
@@ -237,7 +237,7 @@ export function List({ route }: { route: ListRoute }) {
           ? hitsShown.map((h, i) => (
               <li key={`${h.session}:${h.seq}`} className={i === sel ? 'sel' : ''}>
                 <a className="open" href={`?s=${encodeURIComponent(h.session)}${hitAt(h) ? `&at=${h.seq}` : ''}`} onClick={open(h.session, hitAt(h))} onFocus={() => setSel(i)}>
-                  <span className="title">{h.title || short(h.session)}</span>
+                  <span className="title">{shownName(h.title || short(h.session))}</span>
                   <span className="meta">
                     <span className="badge">{h.type}</span> #{h.seq} · score {h.score} · {h.workspace ?? '—'}
                     {h.kind && (
@@ -265,7 +265,7 @@ export function List({ route }: { route: ListRoute }) {
           : rowsShown.map((r, i) => (
               <li key={r.id} className={i === sel ? 'sel' : ''}>
                 <a className="open" href={`?s=${encodeURIComponent(r.id)}`} onClick={open(r.id)} onFocus={() => setSel(i)}>
-                  <span className="title">{r.title || short(r.id)}</span>
+                  <span className="title">{shownName(r.title || short(r.id))}</span>
                   <span className="meta">
                     <span className={`badge st-${r.state}`}>{r.state}</span>
                     <span className={`badge ptr-${(r.pointer_status ?? 'none').toLowerCase()}`}>{r.pointer_status ?? 'no pointer'}</span>

@@ -6,7 +6,7 @@ import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react'
 import type { EpisodeListResult, EventAppendedNotification, PointerGetResult, ThreadReadResult } from '../../src/client/index.ts';
 import { nextAction, pointerAgeSeconds } from '../../src/pointer/rules.ts';
 import { authFetch, describeError, onConn, rpc } from './api.ts';
-import { age, eventText } from './format.ts';
+import { age, eventText, shownName } from './format.ts';
 import { navigate } from './route.ts';
 import { Transcript } from './Transcript.tsx';
 import { Window } from './Window.tsx';
@@ -306,7 +306,7 @@ export function Session({ id, at }: { id: string; at?: number }) {
         </a>
       </nav>
       <header className="s-head">
-        <h1>{m.title}</h1>
+        <h1>{shownName(m.title)}</h1>
         <p className="meta">
           <span className={`badge st-${m.status.state}`}>{m.status.state}</span> <code>{thread.id}</code> · {m.workspace?.cwd ?? 'no workspace'}
           {m.workspace?.git_branch ? ` (${m.workspace.git_branch})` : ''} · {m.status.last_event_seq} events · touched {age(m.status.last_touched_at, now)}

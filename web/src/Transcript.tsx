@@ -4,9 +4,10 @@
 // Invariant: agent text reaches the DOM only as text nodes (markdown.tsx builds elements;
 // tool input and results are <pre> text), and an item is shown once per seq (a record that
 // supersedes an earlier one takes its place, as src/ops/turns.ts folds them).
-import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
+import { type ReactNode, memo, useCallback, useEffect, useRef, useState } from 'react';
 import type { ContinuePlan, ThreadContinueParams, Turn, TurnItem } from '../../src/client/index.ts';
 import { describeError, onConn, rpc } from './api.ts';
+import { shownName } from './format.ts';
 import { Markdown } from './markdown.tsx';
 
 type Refusal = { code: string; message: string };
@@ -30,7 +31,8 @@ export function addItem(turns: Turn[], item: TurnItem): Turn[] {
 const maxSeq = (turns: Turn[]) => turns.reduce((m, t) => t.items.reduce((n, i) => Math.max(n, i.seq), m), 0);
 const time = (iso: string) => iso.slice(0, 19).replace('T', ' ');
 
-export function Transcript({ id, at }: { id: string; at?: number }) {
+/** Memoized on its props (the session, the seq to show): the session page's clock tick re-renders nothing here. */
+export const Transcript = memo(function Transcript({ id, at }: { id: string; at?: number }) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [nextBefore, setNextBefore] = useState<number | null>(null);
   const [total, setTotal] = useState(0);
@@ -149,7 +151,7 @@ export function Transcript({ id, at }: { id: string; at?: number }) {
       </ol>
     </section>
   );
-}
+});
 
 function TurnView({ turn, at }: { turn: Turn; at?: number }) {
   // A tool's result is shown inside its call (same call_id, same turn); a result without its call stands alone.
@@ -190,12 +192,12 @@ function ItemView({ item, at, results }: { item: TurnItem; at?: number; results:
     </header>
   );
   if (item.kind === 'tool_call' || item.kind === 'tool_result') {
-    const name = item.tool?.name ?? item.kind;
+    const name = shownName(item.tool?.name ?? item.kind);
     return (
       <details className={`ti ti-tool${hl}`} {...common} open={hl !== '' || undefined}>
         <summary>
           <span className="ti-who">{item.kind === 'tool_call' ? `→ ${name}` : `← ${name} result`}</span>
-          {item.files && item.files.length > 0 && <span className="ti-files"> {item.files.join(', ')}</span>}
+          {item.files && item.files.length > 0 && <span className="ti-files"> {shownName(item.files.join(', '))}</span>}
           <span className="seq"> #{item.seq}</span>
         </summary>
         {item.tool?.input !== undefined && <pre className="ti-input">{JSON.stringify(item.tool.input, null, 2)}</pre>}
@@ -205,7 +207,7 @@ function ItemView({ item, at, results }: { item: TurnItem; at?: number; results:
           <div key={r.seq} id={`item-${r.seq}`} data-seq={r.seq} tabIndex={-1} className={`ti-res${r.seq === at ? ' hl' : ''}`}>
             <p className="muted">
               Result #{r.seq}
-              {r.files?.length ? ` · ${r.files.join(', ')}` : ''}
+              {r.files?.length ? ` · ${shownName(r.files.join(', '))}` : ''}
             </p>
             <pre className="ti-result">{r.text}</pre>
             <Cut item={r} />
@@ -223,7 +225,7 @@ function ItemView({ item, at, results }: { item: TurnItem; at?: number; results:
       </details>
     );
   }
-  const who = item.role === 'assistant' ? (item.model ? `Assistant · ${item.model}` : 'Assistant') : item.role === 'user' ? 'User' : item.role;
+  const who = item.role === 'assistant' ? (item.model ? `Assistant · ${shownName(item.model)}` : 'Assistant') : item.role === 'user' ? 'User' : item.role;
   return (
     <article className={`ti ti-${item.role}${hl}`} {...common} aria-label={`${who} #${item.seq}`}>
       {head(who)}

@@ -55,3 +55,13 @@ export function snippetParts(snippet: string): SnippetPart[] {
   if (cur) out.push({ text: cur, hit });
   return out;
 }
+
+/**
+ * A name from a transcript (a tool, a file, a model, a title) as shown: the characters that
+ * override or embed a text direction (U+202A–U+202E, U+2066–U+2069) become U+FFFD, so
+ * `invoice\u202Etxt.exe` cannot read as `invoiceexe.txt`.
+ */
+export function shownName(s: string): string {
+  return s.replace(/[\u202A-\u202E\u2066-\u2069]/g, '\uFFFD');
+}
+
