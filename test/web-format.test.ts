@@ -42,7 +42,9 @@ test('a Markdown link names the host it goes to, unless its text is that host or
   // The tests' TypeScript settings compile JSX as React.createElement (the page's build uses its own).
   (globalThis as { React?: unknown }).React = React;
   const { createElement } = React;
-  const { Markdown } = await import('../web/src/markdown.tsx');
+  // A module path in a variable: the tests' TypeScript project does not compile the page's JSX (web/tsconfig.json does).
+  const page = '../web/src/markdown.tsx';
+  const { Markdown } = (await import(page)) as { Markdown: import('react').FunctionComponent<{ text: string }> };
   const html = (text: string) => renderToStaticMarkup(createElement(Markdown, { text }));
   assert.match(html('[https://github.com/x](https://evil.example/phish)'), /<a [^>]*href="https:\/\/evil\.example\/phish"[^>]*>https:\/\/github\.com\/x<\/a><span class="md-host"> \(evil\.example\)<\/span>/);
   assert.match(html('[cred](https://github.com@evil.example/)'), /\(evil\.example\)/);
