@@ -58,6 +58,13 @@ export interface Cursor {
   head_sha: string;
   /** How many bytes from the start head_sha covers. */
   head_len: number;
+  /**
+   * The digest of the `tail_len` bytes just before `offset` (when the offset is past the head):
+   * a file rewritten with the same head and grown past the old offset fails it and is read again
+   * from the start, not from the middle of a line of other content.
+   */
+  tail_sha?: string;
+  tail_len?: number;
   /** A line longer than MAX_TRANSCRIPT_LINE is being skipped: drop bytes up to the next newline. */
   skipping?: boolean;
   state: ParseState;
@@ -336,6 +343,17 @@ function readPast(fd: number, offset: number, length: number): Buffer {
   return n === length ? buf : buf.subarray(0, n);
 }
 
+/** The bytes before a cursor's offset its tail digest covers. */
+const TAIL_BYTES = 1024;
+
+/** The tail fields of a cursor at `end`: the digest of the bytes before it, from `window` (read from `start`) when it holds them. */
+export function tailOf(fd: number, end: number, window: Buffer, start: number): { tail_sha?: string; tail_len?: number } {
+  if (end <= HEAD_BYTES) return { tail_sha: undefined, tail_len: undefined };
+  const len = Math.min(TAIL_BYTES, end);
+  const bytes = end - len >= start && end - start <= window.length ? window.subarray(end - len - start, end - start) : readPast(fd, end - len, len);
+  return { tail_sha: sha256Hex(bytes), tail_len: bytes.length };
+}
+
 export const headOf = (bytes: Buffer): { head_sha: string; head_len: number } => {
   const head = bytes.subarray(0, HEAD_BYTES);
   return { head_sha: head.length ? sha256Hex(head) : '', head_len: head.length };
@@ -351,6 +369,11 @@ function readNew(req: CaptureRequest, fd: number, prev: Cursor | null): Read {
     // Rewritten in place (same inode, other bytes): read it again from the start.
     if (sha256Hex(head) !== cursor.head_sha) cursor = freshCursor(req, st);
     else headSeen = true;
+  }
+  // The same head, other bytes before the offset (rewritten and grown past it): from the start too.
+  if (headSeen && cursor.tail_sha && cursor.tail_len && cursor.offset > cursor.head_len && sha256Hex(readPast(fd, cursor.offset - cursor.tail_len, cursor.tail_len)) !== cursor.tail_sha) {
+    cursor = freshCursor(req, st);
+    headSeen = false;
   }
   cursor = { ...cursor, size, mtime_ms: Number(st.mtimeMs), updated_at: isoMillis(req.now) };
   const budget = req.budget ?? CAPTURE_BUDGET;
@@ -379,7 +402,7 @@ function readNew(req: CaptureRequest, fd: number, prev: Cursor | null): Read {
     const nl = window.indexOf(10);
     if (nl < 0) {
       const next = offset + window.length;
-      return { chunk: { items: [], skips: [], consumed: 0, lines: 0 }, cursor: { ...cursor, offset: next, skipping: true }, bytes: window.length, more: next < size };
+      return { chunk: { items: [], skips: [], consumed: 0, lines: 0 }, cursor: { ...cursor, offset: next, ...tailOf(fd, next, window, offset), skipping: true }, bytes: window.length, more: next < size };
     }
     offset += nl + 1;
     skipping = false;
@@ -394,7 +417,7 @@ function readNew(req: CaptureRequest, fd: number, prev: Cursor | null): Read {
     if (window.indexOf(10) < 0 && window.length > MAX_TRANSCRIPT_LINE) {
       skips.push({ line: cursor.line, reason: 'line too large' });
       const next = offset + window.length;
-      return { chunk: { items: [], skips, consumed: 0, lines: 0 }, cursor: { ...cursor, offset: next, skipping: true }, bytes: window.length, more: next < size };
+      return { chunk: { items: [], skips, consumed: 0, lines: 0 }, cursor: { ...cursor, offset: next, ...tailOf(fd, next, window, offset), skipping: true }, bytes: window.length, more: next < size };
     }
   }
   if (req.reader.format !== 'jsonl') throw new Error(`${req.reader.agent}'s transcripts are not a file baton reads`);
@@ -403,9 +426,11 @@ function readNew(req: CaptureRequest, fd: number, prev: Cursor | null): Read {
   const end = offset + chunk.consumed;
   // A full head the cursor had, and that was just found unchanged, is not read and hashed again.
   const head = headSeen && cursor.head_len === HEAD_BYTES ? { head_sha: cursor.head_sha, head_len: cursor.head_len } : headOf(readPast(fd, 0, Math.min(HEAD_BYTES, end)));
+  // Nothing read: the tail the cursor has is still the bytes before its offset.
+  const tail = end === cursor.offset && cursor.tail_sha ? { tail_sha: cursor.tail_sha, tail_len: cursor.tail_len } : tailOf(fd, end, window, offset);
   return {
     chunk,
-    cursor: { ...cursor, offset: end, line: cursor.line + chunk.lines, ...head, skipping: false, ...(chunk.unknownVersion ? { unknown_version: chunk.unknownVersion } : {}) },
+    cursor: { ...cursor, offset: end, line: cursor.line + chunk.lines, ...head, ...tail, skipping: false, ...(chunk.unknownVersion ? { unknown_version: chunk.unknownVersion } : {}) },
     bytes: chunk.consumed,
     more: !chunk.unknownVersion && end < size && chunk.consumed > 0 && window.length >= budget,
   };

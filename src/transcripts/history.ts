@@ -29,7 +29,7 @@ import { FILE_MODE, appendDurable, ensureDir, fsyncDir, readFileOrNull, selfChec
 import { LOG_FILE } from '../store/log.ts';
 import type { FsStore, Writer } from '../store/store.ts';
 import { describeWorkspace } from '../store/workspace.ts';
-import { AGENT_FILE_FLAGS, type CaptureResult, type Cursor, HEAD_BYTES, INDEX_FILE, RECENT_FILE, actorOf, captureEntries, headOf, captureOnce, cursorPath, cursorText, emptyRecent, foldRecent, insideStore, readCursor } from './capture.ts';
+import { AGENT_FILE_FLAGS, type CaptureResult, tailOf, type Cursor, HEAD_BYTES, INDEX_FILE, RECENT_FILE, actorOf, captureEntries, headOf, captureOnce, cursorPath, cursorText, emptyRecent, foldRecent, insideStore, readCursor } from './capture.ts';
 import { TRANSCRIPTS_DIR } from './cursor-file.ts';
 import { findReader } from './index.ts';
 import { type Skip, newParseState, parseJsonlChunk } from './parse.ts';
@@ -707,7 +707,7 @@ function readFresh(reader: JsonlReader, c: Candidate, f: FileRef, window: number
     }
     for (const sk of out.skips) out.cursor.skipped[sk.reason] = (out.cursor.skipped[sk.reason] ?? 0) + 1;
     const h = (head ?? Buffer.alloc(0)).subarray(0, Math.min(HEAD_BYTES, offset));
-    out.cursor = { ...out.cursor, offset, line, ...headOf(h), skipping: false };
+    out.cursor = { ...out.cursor, offset, line, ...headOf(h), ...tailOf(fd, offset, Buffer.alloc(0), offset), skipping: false };
     out.bytes = offset;
     return out;
   } catch {

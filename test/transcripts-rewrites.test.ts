@@ -1,0 +1,59 @@
+// Capture when the agent's file or baton's own bookkeeping is not what the cursor last saw
+// (docs/transcripts.md, "Capture from the hooks"): through the real turn-end hook over Claude
+// Code's real transcript, every item reaches the session once, with its latest content, whatever
+// the agent rewrote in place and however the reads were split; a damaged item index costs a
+// re-read of the log, never a duplicate.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ROOT, baton, readJsonl, tmpDir } from './helpers.ts';
+
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'transcripts', 'claude', 'claude-2.1.328-session.jsonl');
+const SID = 'f83ca806-e50c-40a0-8f40-dbce88cf6256';
+const lines = (): string[] => fs.readFileSync(FIXTURE, 'utf8').split('\n').filter(Boolean);
+
+function world() {
+  const root = tmpDir('baton-rewrite-');
+  const home = join(root, 'home');
+  const dir = join(home, '.claude', 'projects', '-work-x');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${SID}.jsonl`);
+  const hook = (store: string, event = 'Stop') => {
+    const r = baton(['hook', 'claude'], { env: { HOME: home, BATON_HOME: store }, input: JSON.stringify({ session_id: SID, hook_event_name: event, transcript_path: file, cwd: '/work/x', source: 'startup' }) });
+    assert.equal(r.code, 0, r.stderr);
+    return r;
+  };
+  const items = (store: string) => readJsonl(join(store, 'sessions', SID, 'events.jsonl')).filter((e) => e.type === 'transcript.item');
+  return { root, home, file, hook, items, store: join(root, 'store'), ref: join(root, 'ref') };
+}
+
+/** The items as a fresh capture of the file as it is now gives them: item id → its text. */
+function fresh(w: ReturnType<typeof world>): Map<string, string> {
+  w.hook(w.ref, 'SessionStart');
+  w.hook(w.ref);
+  return new Map(w.items(w.ref).map((e) => [e.payload.item_id, e.payload.text]));
+}
+
+/** Each item id's current record (the last one), and no two first records of one id. */
+function current(items: any[]): Map<string, string> {
+  const firsts = items.filter((e) => e.payload.supersedes === undefined).map((e) => e.payload.item_id);
+  assert.equal(new Set(firsts).size, firsts.length, `an item recorded twice without supersedes: ${firsts.join(' ')}`);
+  return new Map(items.map((e) => [e.payload.item_id, e.payload.text]));
+}
+
+test('a file rewritten in place with the same head and grown past the cursor is read again from the start: no item lost, no half line', () => {
+  const w = world();
+  const l = lines();
+  w.hook(w.store, 'SessionStart');
+  fs.writeFileSync(w.file, `${l.slice(0, 40).join('\n')}\n`);
+  w.hook(w.store);
+  // The agent rewrote it: a long line before the old offset dropped, the rest of the session added (same inode).
+  const dropped = l.findIndex((x, i) => i >= 4 && i < 30 && x.length > 4000);
+  assert.ok(dropped > 0, 'the fixture has a long line to drop');
+  fs.writeFileSync(w.file, `${[...l.slice(0, dropped), ...l.slice(dropped + 1)].join('\n')}\n`);
+  const second = w.hook(w.store);
+  assert.doesNotMatch(second.stderr, /TR004/, 'no half line read as not JSON');
+  w.hook(w.store);
+  assert.deepEqual(current(w.items(w.store)), fresh(w));
+});
