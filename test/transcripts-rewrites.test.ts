@@ -57,3 +57,34 @@ test('a file rewritten in place with the same head and grown past the cursor is 
   w.hook(w.store);
   assert.deepEqual(current(w.items(w.store)), fresh(w));
 });
+
+test('an item written more than once in one read is taken once with its last content, superseding what was stored', () => {
+  const w = world();
+  const user = (uuid: string, text: string) =>
+    JSON.stringify({ type: 'user', uuid, timestamp: '2026-12-02T00:38:11.045Z', sessionId: SID, cwd: '/work/x', message: { role: 'user', content: text } });
+  const one = 'aaaaaaaa-0000-4000-8000-000000000001';
+  const two = 'aaaaaaaa-0000-4000-8000-000000000002';
+  w.hook(w.store, 'SessionStart');
+  fs.writeFileSync(w.file, '');
+  // v1 then v2 of one item in one read: one record, v2.
+  fs.appendFileSync(w.file, `${user(one, 'v1')}\n${user(one, 'v2')}\n`);
+  w.hook(w.store);
+  // A stored; then B and A again in one read: the item is A, as it was (nothing appended).
+  fs.appendFileSync(w.file, `${user(two, 'A')}\n`);
+  w.hook(w.store);
+  fs.appendFileSync(w.file, `${user(two, 'B')}\n${user(two, 'A')}\n`);
+  w.hook(w.store);
+  // C: a change of a stored item supersedes its record.
+  fs.appendFileSync(w.file, `${user(two, 'C')}\n`);
+  w.hook(w.store);
+  const items = w.items(w.store);
+  assert.deepEqual(
+    items.map((e) => [e.payload.item_id, e.payload.text, e.payload.supersedes ?? null]),
+    [
+      [one, 'v2', null],
+      [two, 'A', null],
+      [two, 'C', items[1].seq],
+    ],
+  );
+  assert.deepEqual(current(items), new Map([[one, 'v2'], [two, 'C']]));
+});

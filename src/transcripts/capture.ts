@@ -539,15 +539,20 @@ function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: Transc
     const fresh: TranscriptItem[] = [];
     const freshKeys: string[] = [];
     const freshDigests: string[] = [];
-    const seenNow = new Map<string, string>();
+    // An item read more than once in this run (the agent wrote it again, changed or not) is
+    // taken once, at its first place, with its last content: what the transcript says now.
+    const last = new Map<string, number>();
+    for (let j = 0; j < items.length; j++) last.set(keys[j], j);
+    const taken = new Set<string>();
     for (let j = 0; j < items.length; j++) {
-      const item = items[j];
       const key = keys[j];
-      const digest = itemDigest(item);
-      if (seenNow.get(key) === digest) {
+      if (taken.has(key)) {
         result.duplicates++;
         continue;
       }
+      taken.add(key);
+      const item = items[last.get(key) as number];
+      const digest = itemDigest(item);
       const had = idx.byKey.get(key);
       if (had && had.digest === digest) {
         result.duplicates++;
@@ -557,7 +562,6 @@ function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: Transc
         item.supersedes = had.seq;
         result.superseded++;
       }
-      seenNow.set(key, digest);
       fresh.push(item);
       freshKeys.push(key);
       freshDigests.push(digest);
