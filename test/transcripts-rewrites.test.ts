@@ -88,3 +88,25 @@ test('an item written more than once in one read is taken once with its last con
   );
   assert.deepEqual(current(items), new Map([[one, 'v2'], [two, 'C']]));
 });
+
+test('lines lost from items.v2.idx, or a digest changed in it, then a re-read from the start: no item twice', () => {
+  for (const damage of ['lose lines', 'flip a digest'] as const) {
+    const w = world();
+    w.hook(w.store, 'SessionStart');
+    fs.copyFileSync(FIXTURE, w.file);
+    w.hook(w.store);
+    const before = current(w.items(w.store));
+    const tdir = join(w.store, 'sessions', SID, 'transcripts');
+    const idx = fs.readFileSync(join(tdir, 'items.v2.idx'), 'utf8').split('\n');
+    assert.ok(idx.some((l) => l.startsWith('@ ')), 'the index has its size mark');
+    if (damage === 'lose lines') idx.splice(1, 3);
+    else idx[1] = idx[1].replace(/ ([0-9a-f])/, (_m, c: string) => ` ${c === '0' ? '1' : '0'}`);
+    fs.writeFileSync(join(tdir, 'items.v2.idx'), idx.join('\n'));
+    for (const f of fs.readdirSync(tdir)) if (f.endsWith('.cursor.json')) fs.rmSync(join(tdir, f));
+    w.hook(w.store);
+    const items = w.items(w.store);
+    assert.deepEqual(current(items), before, damage);
+    assert.equal(items.filter((e) => e.payload.supersedes !== undefined).length, 0, `${damage}: nothing taken for changed`);
+    assert.equal(baton(['session', 'verify', SID], { env: { BATON_HOME: w.store } }).code, 0);
+  }
+});

@@ -232,7 +232,7 @@ function lastLineStarting(text: string, prefix: string, end: number): string | n
  * 100,000 looks each key up (native string searches) instead of reading every line into a
  * map. The last line of a key is its current record. Caller holds the mutex.
  */
-function loadItemIndex(sessionDir: string, wanted: ReadonlySet<string>): ItemIndex {
+function loadItemIndex(sessionDir: string, wanted: ReadonlySet<string>, fromStart = false): ItemIndex {
   let logBytes = 0;
   const b = readFileOrNull(join(sessionDir, TRANSCRIPTS_DIR, INDEX_FILE));
   const idx: ItemIndex = { byKey: new Map(), missing: [], rewrite: false, torn: false, absent: b === null };
@@ -259,8 +259,10 @@ function loadItemIndex(sessionDir: string, wanted: ReadonlySet<string>): ItemInd
   } catch {
     return idx;
   }
-  if (size < logBytes) {
-    // The log is never shorter than before unless replaced (an import): rebuild from scratch.
+  // The log is never shorter than before unless replaced (an import); and a re-read of a file
+  // from its start is what a lost or damaged index line would turn into a duplicate: both rebuild
+  // the index from the log (a re-read is rare: a rewritten file, a lost cursor).
+  if (size < logBytes || (fromStart && idx.byKey.size > 0 && logBytes > 0)) {
     idx.byKey.clear();
     idx.rewrite = true;
     logBytes = 0;
@@ -488,7 +490,9 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
     if (raw.role === 'assistant' && !raw.model && meta.model) raw.model = meta.model;
     return boundItem(req.reader.agent, req.agentSession, raw, { workspace, now: nowIso });
   });
-  if (items.length) appendItems(req, items, result, meta);
+  // A read from the file's start that finds items the index knows is a re-read (a rewritten file, a
+  // lost cursor): the index is then rebuilt from the log, not trusted line by line.
+  if (items.length) appendItems(req, items, result, meta, read.cursor.offset - read.bytes <= 0);
   // Nothing read and nothing learned: the cursor on disk says it already (no write at all).
   const same = (c: Cursor): string => JSON.stringify({ ...c, updated_at: '' });
   if (prev && read.bytes === 0 && chunk.skips.length === 0 && same(prev) === same(cursor)) return result;
@@ -525,7 +529,7 @@ export function captureEntries(req: Omit<CaptureRequest, 'path' | 'budget'>, ent
 }
 
 /** Appends the items not yet stored (idempotence by items.v2.idx), under the session mutex, and the recent projection. */
-function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: TranscriptItem[], result: CaptureResult, meta: ParseState['meta']): void {
+function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: TranscriptItem[], result: CaptureResult, meta: ParseState['meta'], fromStart = false): void {
   const creating = req.createWith && !req.store.exists(req.sessionId) ? req.createWith(meta) : null;
   if (creating) req.store.prepareSession(req.sessionId);
   const dir = req.store.writeDir(req.sessionId);
@@ -535,7 +539,7 @@ function appendItems(req: Omit<CaptureRequest, 'path' | 'budget'>, items: Transc
   const stored = req.store.locked(req.sessionId, () => {
     // One hash pass per item: its key and digest serve the look-up and the index lines.
     const keys = items.map(itemKey);
-    const idx = loadItemIndex(dir, new Set(keys));
+    const idx = loadItemIndex(dir, new Set(keys), fromStart);
     const fresh: TranscriptItem[] = [];
     const freshKeys: string[] = [];
     const freshDigests: string[] = [];
