@@ -35,7 +35,7 @@ test('codex: the items of a run and its resume, exactly', () => {
     { role: 'assistant', kind: 'message', text: 'I will write the notes file first.', model: 'gpt-5' },
     { role: 'assistant', kind: 'tool_call', text: '', tool: { name: 'exec_command', call_id: 'call_5519048cf9a04e75beb75d1a', input: { cmd: "printf 'hello\\n' > notes.txt" } }, files: [], model: 'gpt-5', usage },
     { role: 'tool', kind: 'tool_result', text: result.text, tool: { name: 'exec_command', call_id: 'call_5519048cf9a04e75beb75d1a' } },
-    { role: 'assistant', kind: 'reasoning', text: 'The file is written; report it.' },
+    { role: 'assistant', kind: 'reasoning', text: 'The file is written; report it.', model: 'gpt-5' },
     { role: 'assistant', kind: 'message', text: 'Done: notes.txt is written. The token is ghp_A1b2C3d4E5f6G7h8I9j0A1b2C3d4E5f6G7h8.', model: 'gpt-5', usage },
     { role: 'user', kind: 'message', text: 'Are the notes there?' },
     { role: 'assistant', kind: 'message', text: 'Resumed: the notes are still there.', model: 'gpt-5', usage },

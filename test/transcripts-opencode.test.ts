@@ -65,10 +65,10 @@ for (const [agent, version, reader] of [
       assert.deepEqual(items.map(shape), [
         { role: 'user', kind: 'message', text: '"Write hello into notes.txt and a poem into poem.txt"' },
         { role: 'assistant', kind: 'message', text: 'I will write the notes first.', model: 'stand-in', usage },
-        { role: 'assistant', kind: 'tool_call', text: agent === 'kilo' ? 'publish the task pointer' : "printf 'hello\\n' > notes.txt", tool: { name: 'bash', call_id: calls[0], input: { command: "printf 'hello\\n' > notes.txt", description: 'publish the task pointer' } } },
+        { role: 'assistant', kind: 'tool_call', text: agent === 'kilo' ? 'publish the task pointer' : "printf 'hello\\n' > notes.txt", tool: { name: 'bash', call_id: calls[0], input: { command: "printf 'hello\\n' > notes.txt", description: 'publish the task pointer' } }, model: 'stand-in' },
         { role: 'tool', kind: 'tool_result', text: '(no output)', tool: { name: 'bash', call_id: calls[0] } },
         { role: 'assistant', kind: 'message', text: 'Now the poem.', model: 'stand-in', usage },
-        { role: 'assistant', kind: 'tool_call', text: 'tmp/rec/project/poem.txt', tool: { name: 'write', call_id: calls[1], input: { filePath: '/tmp/rec/project/poem.txt', content: 'roses are red\n' } }, files: ['/tmp/rec/project/poem.txt'] },
+        { role: 'assistant', kind: 'tool_call', text: 'tmp/rec/project/poem.txt', tool: { name: 'write', call_id: calls[1], input: { filePath: '/tmp/rec/project/poem.txt', content: 'roses are red\n' } }, files: ['/tmp/rec/project/poem.txt'], model: 'stand-in' },
         { role: 'tool', kind: 'tool_result', text: items[6].text, tool: { name: 'write', call_id: calls[1] } },
         { role: 'assistant', kind: 'message', text: 'Done: notes.txt and poem.txt are written.', model: 'stand-in', usage },
         { role: 'user', kind: 'message', text: '"Print the deploy token"' },

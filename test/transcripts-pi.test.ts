@@ -36,10 +36,10 @@ describe('pi 0.73.1 transcript reader', () => {
     assert.deepEqual(items.map(shape), [
       { role: 'user', kind: 'message', text: 'Write hello into notes.txt and a poem into poem.txt' },
       { role: 'assistant', kind: 'message', text: 'I will write the notes first.', model: 'stand-in', usage },
-      { role: 'assistant', kind: 'tool_call', text: '', tool: { name: 'bash', call_id: calls[0], input: { command: "printf 'hello\\n' > notes.txt", description: 'publish the task pointer' } } },
+      { role: 'assistant', kind: 'tool_call', text: '', tool: { name: 'bash', call_id: calls[0], input: { command: "printf 'hello\\n' > notes.txt", description: 'publish the task pointer' } }, model: 'stand-in' },
       { role: 'tool', kind: 'tool_result', text: '(no output)', tool: { name: 'bash', call_id: calls[0] } },
       { role: 'assistant', kind: 'message', text: 'Now the poem.', model: 'stand-in', usage },
-      { role: 'assistant', kind: 'tool_call', text: '', tool: { name: 'write', call_id: calls[1], input: { path: 'poem.txt', content: 'roses are red\n' } }, files: ['poem.txt'] },
+      { role: 'assistant', kind: 'tool_call', text: '', tool: { name: 'write', call_id: calls[1], input: { path: 'poem.txt', content: 'roses are red\n' } }, files: ['poem.txt'], model: 'stand-in' },
       { role: 'tool', kind: 'tool_result', text: 'Successfully wrote 14 bytes to poem.txt', tool: { name: 'write', call_id: calls[1] } },
       { role: 'assistant', kind: 'message', text: 'Done: notes.txt and poem.txt are written.', model: 'stand-in', usage },
       { role: 'user', kind: 'message', text: 'Print the deploy token' },

@@ -110,3 +110,41 @@ test('lines lost from items.v2.idx, or a digest changed in it, then a re-read fr
     assert.equal(baton(['session', 'verify', SID], { env: { BATON_HOME: w.store } }).code, 0);
   }
 });
+
+test('an item without its own model takes the one in force at its line: the same whether the file is read in one go or two, and a re-read changes nothing', () => {
+  const root = tmpDir('baton-model-');
+  const home = join(root, 'home');
+  const cxs = '01a23430-524d-7e42-b941-98c6b1714255';
+  const file = join(home, '.codex', 'sessions', '2026', '12', '02', `rollout-2026-12-02T00-38-31-${cxs}.jsonl`);
+  fs.mkdirSync(join(file, '..'), { recursive: true });
+  // The second turn's context names another model.
+  const src = fs
+    .readFileSync(join(ROOT, 'test', 'fixtures', 'transcripts', 'codex', 'codex-0.171.0-session.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l, i) => (i === 25 ? l.replaceAll('"model":"gpt-5"', '"model":"gpt-5-mini"') : l));
+  assert.match(src[25], /"type":"turn_context".*"model":"gpt-5-mini"/);
+  const hook = (store: string, event = 'Stop') => {
+    const r = baton(['hook', 'codex'], { env: { HOME: home, BATON_HOME: store }, input: JSON.stringify({ session_id: cxs, hook_event_name: event, transcript_path: file, cwd: '/home/u/proj', source: 'startup' }) });
+    assert.equal(r.code, 0, r.stderr);
+  };
+  const models = (store: string) => new Map(readJsonl(join(store, 'sessions', cxs, 'events.jsonl')).filter((e) => e.type === 'transcript.item' && e.payload.role === 'assistant').map((e) => [e.payload.item_id, e.payload.model]));
+  // Two reads, split before the model changes.
+  const split = join(root, 'split');
+  hook(split, 'SessionStart');
+  fs.writeFileSync(file, `${src.slice(0, 25).join('\n')}\n`);
+  hook(split);
+  fs.appendFileSync(file, `${src.slice(25).join('\n')}\n`);
+  hook(split);
+  // One read.
+  const whole = join(root, 'whole');
+  hook(whole, 'SessionStart');
+  hook(whole);
+  assert.deepEqual(models(split), models(whole));
+  assert.ok([...models(whole).values()].includes('gpt-5') && [...models(whole).values()].includes('gpt-5-mini'), 'both models appear');
+  // A torn cursor: the file is read again from the start; nothing is taken for changed.
+  const tdir = join(split, 'sessions', cxs, 'transcripts');
+  for (const f of fs.readdirSync(tdir)) if (f.endsWith('.cursor.json')) fs.truncateSync(join(tdir, f), 100);
+  hook(split);
+  assert.equal(readJsonl(join(split, 'sessions', cxs, 'events.jsonl')).filter((e) => e.type === 'transcript.item' && e.payload.supersedes !== undefined).length, 0);
+});

@@ -487,7 +487,6 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
   const nowIso = isoMillis(req.now);
   const workspace = meta.cwd ?? req.workspace ?? null;
   const items = chunk.items.map(({ raw }) => {
-    if (raw.role === 'assistant' && !raw.model && meta.model) raw.model = meta.model;
     return boundItem(req.reader.agent, req.agentSession, raw, { workspace, now: nowIso });
   });
   // A read from the file's start that finds items the index knows is a re-read (a rewritten file, a
@@ -521,7 +520,6 @@ export function captureEntries(req: Omit<CaptureRequest, 'path' | 'budget'>, ent
   const nowIso = isoMillis(req.now);
   const workspace = state.meta.cwd ?? req.workspace ?? null;
   const items = chunk.items.map(({ raw }) => {
-    if (raw.role === 'assistant' && !raw.model && state.meta.model) raw.model = state.meta.model;
     return boundItem(req.reader.agent, req.agentSession, raw, { workspace, now: nowIso });
   });
   if (items.length) appendItems(req, items, result, state.meta);

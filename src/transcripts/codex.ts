@@ -192,6 +192,8 @@ function parseLine(value: unknown, line: number, state: ParseState): RawItem[] {
       const last = items.at(-1);
       // The response's usage comes on the next line: hold its (so far) last item back for it.
       if (last && last.role === 'assistant' && itemSize(last) <= HOLD_LIMIT) {
+        // Its model is the one in force now, not when it is released.
+        if (!last.model && state.meta.model) last.model = state.meta.model;
         state.own.held = last;
         return [...out, ...items.slice(0, -1)];
       }

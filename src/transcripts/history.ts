@@ -697,7 +697,6 @@ function readFresh(reader: JsonlReader, c: Candidate, f: FileRef, window: number
       if (chunk.unknownVersion) return null;
       const meta = state.meta;
       for (const { raw, line: at } of chunk.items) {
-        if (raw.role === 'assistant' && !raw.model && meta.model) raw.model = meta.model;
         out.items.push({ item: boundItem(reader.agent, c.agentSession, raw, { workspace: meta.cwd ?? null, now: nowIso }), line: at });
       }
       out.skips.push(...chunk.skips);

@@ -80,6 +80,16 @@ export function parseJsonLine(line: string): { value: unknown } | { reason: stri
 }
 
 /**
+ * An assistant item the agent wrote without its model takes the model in force where it was
+ * read (the reader's state at that line), never the one at the end of the read: the same item
+ * is the same whichever way the reads split the file (a model changed mid-session).
+ */
+function withModel(item: RawItem, state: ParseState): RawItem {
+  if (item.role === 'assistant' && !item.model && state.meta.model) item.model = state.meta.model;
+  return item;
+}
+
+/**
  * The items of the complete lines of `bytes` (a chunk that starts at a line boundary, line
  * number `firstLine`). An unterminated last line is left for later (`consumed` stops before
  * it): the agent may still be writing it. Blank lines are consumed silently.
@@ -99,7 +109,7 @@ export function parseJsonlChunk(reader: JsonlReader, bytes: Buffer, firstLine: n
       if ('reason' in parsed) out.skips.push({ line, reason: parsed.reason });
       else {
         try {
-          for (const item of reader.parseLine(parsed.value, line, state)) out.items.push({ raw: item, line });
+          for (const item of reader.parseLine(parsed.value, line, state)) out.items.push({ raw: withModel(item, state), line });
         } catch (e) {
           if (e instanceof UnknownFormat) {
             out.unknownVersion = e.version;
@@ -126,7 +136,7 @@ export function parseDocument(reader: DocumentReader, bytes: Buffer, state: Pars
     return out;
   }
   try {
-    for (const item of reader.parseDocument(parsed.value, state)) out.items.push({ raw: item, line: 0 });
+    for (const item of reader.parseDocument(parsed.value, state)) out.items.push({ raw: withModel(item, state), line: 0 });
   } catch (e) {
     if (e instanceof UnknownFormat) out.unknownVersion = e.version;
     else out.skips.push({ line: 0, reason: e instanceof SkipLine ? e.reason : `reader error: ${e instanceof Error ? e.message : String(e)}`.slice(0, 200) });
@@ -153,7 +163,7 @@ export function parseEntries(reader: PayloadReader, entries: unknown, state: Par
       continue;
     }
     try {
-      for (const item of reader.parseEntry(entries[i], line, state)) out.items.push({ raw: item, line });
+      for (const item of reader.parseEntry(entries[i], line, state)) out.items.push({ raw: withModel(item, state), line });
     } catch (e) {
       if (e instanceof UnknownFormat) {
         out.unknownVersion = e.version;
