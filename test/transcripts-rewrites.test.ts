@@ -148,3 +148,32 @@ test('an item without its own model takes the one in force at its line: the same
   hook(split);
   assert.equal(readJsonl(join(split, 'sessions', cxs, 'events.jsonl')).filter((e) => e.type === 'transcript.item' && e.payload.supersedes !== undefined).length, 0);
 });
+
+test("Codex's last answer held for its usage line is given out at the session's end and by an import, when the rollout ends without that line", () => {
+  const root = tmpDir('baton-held-');
+  const home = join(root, 'home');
+  const cxs = '01a23430-524d-7e42-b941-98c6b1714255';
+  const file = join(home, '.codex', 'sessions', '2026', '12', '02', `rollout-2026-12-02T00-38-31-${cxs}.jsonl`);
+  fs.mkdirSync(join(file, '..'), { recursive: true });
+  const src = fs.readFileSync(join(ROOT, 'test', 'fixtures', 'transcripts', 'codex', 'codex-0.171.0-session.jsonl'), 'utf8').split('\n').filter(Boolean);
+  // Up to the first answer, not its usage line: Codex was killed there.
+  const answer = src.findIndex((l) => l.includes('"type":"response_item"') && l.includes('Done: notes.txt'));
+  assert.ok(answer > 0 && !src[answer + 1].includes('"type":"response_item"'));
+  fs.writeFileSync(file, `${src.slice(0, answer + 1).join('\n')}\n`);
+  const store = join(root, 'store');
+  const hook = (event: string) => {
+    const r = baton(['hook', 'codex'], { env: { HOME: home, BATON_HOME: store }, input: JSON.stringify({ session_id: cxs, hook_event_name: event, transcript_path: file, cwd: '/home/u/proj', source: 'startup', reason: 'other' }) });
+    assert.equal(r.code, 0, r.stderr);
+  };
+  const answers = (s: string) => readJsonl(join(s, 'sessions', cxs, 'events.jsonl')).filter((e) => e.type === 'transcript.item' && e.payload.text.includes('Done: notes.txt'));
+  hook('SessionStart');
+  hook('Stop');
+  assert.equal(answers(store).length, 0, 'a turn end waits for the usage line');
+  hook('SessionEnd');
+  assert.equal(answers(store).length, 1, 'the session end gives it out');
+  hook('SessionEnd');
+  assert.equal(answers(store).length, 1, 'once');
+  const imported = join(root, 'imported');
+  assert.equal(baton(['history', 'import', 'codex'], { env: { HOME: home, BATON_HOME: imported } }).code, 0);
+  assert.equal(answers(imported).length, 1, 'an import of the file gives it out');
+});

@@ -50,6 +50,7 @@ export function transcriptAspect(opts: { store: FsStore; sessionId: string; adap
     now: opts.now,
     readerEnv,
     workspace: ev.cwd,
+    final: ev.kind === 'end',
   });
   steady = result.fromCursor === true;
   // A transcript not written yet is nothing to capture; the start's catch-up is opportunistic

@@ -84,6 +84,8 @@ export interface CaptureRequest {
   readerEnv: ReaderEnv;
   /** Bytes of new transcript this run may read (default CAPTURE_BUDGET); Infinity reads to the end. */
   budget?: number;
+  /** Nothing more will be written to the file (the agent's session ended; an import of the file): a run that reads it to its end gives out what the reader holds back (JsonlReader.finish). */
+  final?: boolean;
   /** The workspace paths are made relative to when the transcript names none. */
   workspace?: string | null;
   /** Makes the session when it does not exist, from what the reader learned of it; without it (or createWith), a missing session is an error. */
@@ -475,6 +477,9 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
     fs.closeSync(fd);
   }
   const { chunk, cursor } = read;
+  if (req.final && !read.more && req.reader.format === 'jsonl' && req.reader.finish && !chunk.unknownVersion) {
+    for (const raw of req.reader.finish(cursor.state)) chunk.items.push({ raw, line: cursor.line });
+  }
   for (const s of chunk.skips) cursor.skipped[s.reason] = (cursor.skipped[s.reason] ?? 0) + 1;
   const meta = cursor.state.meta;
   const result: CaptureResult = { ...empty(meta), bytes: read.bytes, skips: chunk.skips, more: read.more, unknownVersion: chunk.unknownVersion, fromCursor: prev !== null };

@@ -252,4 +252,7 @@ export const codexReader: JsonlReader = {
     return null;
   },
   parseLine,
+  // A rollout that ended before the usage line of its last answer (the agent killed, the
+  // session over): the answer is given out without usage, not kept back for ever.
+  finish: (state) => release(state),
 };

@@ -604,7 +604,7 @@ function importByCapture(run: ImportRun, job: ImportJob): void {
   } else {
     for (const f of c.files) {
       for (;;) {
-        const r = captureOnce({ store, sessionId: id, reader, path: f.path, agentSession: id, writer, now: opts.now(), readerEnv: opts.readerEnv, budget: opts.window ?? IMPORT_WINDOW, createWith });
+        const r = captureOnce({ store, sessionId: id, reader, path: f.path, agentSession: id, writer, now: opts.now(), readerEnv: opts.readerEnv, budget: opts.window ?? IMPORT_WINDOW, createWith, final: true });
         stats.bytes_read += r.bytes;
         onBytes(r.bytes);
         noteSkips(stats, f.path, r);
@@ -704,6 +704,10 @@ function readFresh(reader: JsonlReader, c: Candidate, f: FileRef, window: number
       line += chunk.lines;
       if (chunk.consumed === 0 || n < want) break;
     }
+    // Read to its end: what the reader holds back (Codex's last answer waiting for its usage) is given out.
+    if (offset >= size && reader.finish) {
+      for (const raw of reader.finish(state)) out.items.push({ item: boundItem(reader.agent, c.agentSession, raw, { workspace: state.meta.cwd ?? null, now: nowIso }), line });
+    }
     for (const sk of out.skips) out.cursor.skipped[sk.reason] = (out.cursor.skipped[sk.reason] ?? 0) + 1;
     const h = (head ?? Buffer.alloc(0)).subarray(0, Math.min(HEAD_BYTES, offset));
     out.cursor = { ...out.cursor, offset, line, ...headOf(h), ...tailOf(fd, offset, Buffer.alloc(0), offset), skipping: false };
@@ -736,7 +740,7 @@ function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: W
   // Each item's items.v2.idx line body (`<key> <digest>`), computed once.
   const keys = new Map<TranscriptItem, string>();
   let episodes = 0;
-  const seen = new Map<string, { digest: string; at: number }>();
+  const seen = new Map<string, { digest: string; input: number; item: number }>();
   const open = (run: RunMark, f: FreshFile, model: string | undefined): string => {
     const episode = importEpisodeId(agent, c.agentSession, f.ref.path, run);
     const payload: Record<string, unknown> = { episode, provider: agent, provider_session_id: c.agentSession, source: run.source, context_file: '', transcript_path: f.ref.path };
@@ -754,14 +758,21 @@ function withEpisodes(agent: string, c: Candidate, files: FreshFile[], writer: W
     inputs.push({ type: 'episode.closed', surface: writer.surface, actor: writer.actor, payload });
   };
   const push = (item: TranscriptItem): void => {
-    // As the capture engine: the same content once; changed content supersedes what it changes.
+    // As the capture engine: an item is taken once, at its first place, with its last content
+    // (the agent wrote it again in the file, or in the session's other file).
     const key = itemKey(item);
     const digest = itemDigest(item);
     const had = seen.get(key);
-    if (had && had.digest === digest) return;
-    // session.created is seq 1; every input before this one takes the next seq.
-    if (had) item.supersedes = had.at;
-    seen.set(key, { digest, at: inputs.length + 2 });
+    if (had) {
+      if (had.digest === digest) return;
+      keys.delete(items[had.item]);
+      keys.set(item, `${key} ${digest}`);
+      items[had.item] = item;
+      inputs[had.input] = { ...inputs[had.input], payload: item as unknown as Record<string, unknown> };
+      had.digest = digest;
+      return;
+    }
+    seen.set(key, { digest, input: inputs.length, item: items.length });
     keys.set(item, `${key} ${digest}`);
     inputs.push({ type: 'transcript.item', surface: writer.surface, actor: actorOf(item.role), payload: item as unknown as Record<string, unknown>, preRedacted: true });
     items.push(item);

@@ -102,6 +102,11 @@ export interface JsonlReader extends ReaderBase {
    * Throws SkipLine for a shape it does not know, UnknownFormat for a file version it does not know.
    */
   parseLine(value: unknown, line: number, state: ParseState): RawItem[];
+  /**
+   * The items the reader still holds back (Codex: the last answer, waiting for its usage line)
+   * when nothing more will come: the agent's session ended, or an import read the file to its end.
+   */
+  finish?(state: ParseState): RawItem[];
 }
 
 /** A reader of a file the agent rewrites whole (Gemini CLI's chat JSON): every item of the document, each run. */
