@@ -5,7 +5,7 @@
 // Only `pointer` decides stdout and the exit code; a failure in `session` or `prompt` is one
 // stderr line. Under BATON_VERIFY=1 nothing is written anywhere: the hook reports on stderr,
 // as one JSON line, what it would have written.
-import { isBatonError } from '../core/errors.ts';
+import { errnoError, isBatonError } from '../core/errors.ts';
 import { isValidSessionId } from '../core/ids.ts';
 import { isoMillis } from '../core/time.ts';
 import { type PointerHookResult, pointerAspect } from '../pointer/hook.ts';
@@ -55,7 +55,11 @@ export function parseAspects(list: string | undefined): { aspects: Aspect[]; unk
 
 const codeOf = (e: unknown): string => (isBatonError(e) ? e.code : ((e as NodeJS.ErrnoException)?.code ?? 'INTERNAL'));
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0];
-const aspectLine = (aspect: string, e: unknown): string => `baton: hook ${aspect}: ${codeOf(e)} ${messageOf(e)}`;
+// A filesystem error the store did not code itself (a short write on a full disk) says its baton code (WS206…), as the CLI does.
+export const aspectLine = (aspect: string, e0: unknown): string => {
+  const e = errnoError(e0) ?? e0;
+  return `baton: hook ${aspect}: ${codeOf(e)} ${messageOf(e)}`;
+};
 
 export function hookWriter(provider: string, providerSessionId: string, actor: Writer['actor'] = 'system'): Writer {
   return { surface: `hook:${provider}`, instanceId: `hook:${provider}:${providerSessionId}`, actor };
