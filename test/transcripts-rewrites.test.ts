@@ -111,69 +111,65 @@ test('lines lost from items.v2.idx, or a digest changed in it, then a re-read fr
   }
 });
 
-test('an item without its own model takes the one in force at its line: the same whether the file is read in one go or two, and a re-read changes nothing', () => {
-  const root = tmpDir('baton-model-');
+const CXS = '01a23430-524d-7e42-b941-98c6b1714255';
+
+/** A fake HOME for Codex's rollout of the real fixture (its lines), and its hook. */
+function codexWorld(prefix: string) {
+  const root = tmpDir(prefix);
   const home = join(root, 'home');
-  const cxs = '01a23430-524d-7e42-b941-98c6b1714255';
-  const file = join(home, '.codex', 'sessions', '2026', '12', '02', `rollout-2026-12-02T00-38-31-${cxs}.jsonl`);
+  const file = join(home, '.codex', 'sessions', '2026', '12', '02', `rollout-2026-12-02T00-38-31-${CXS}.jsonl`);
   fs.mkdirSync(join(file, '..'), { recursive: true });
-  // The second turn's context names another model.
-  const src = fs
-    .readFileSync(join(ROOT, 'test', 'fixtures', 'transcripts', 'codex', 'codex-0.171.0-session.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l, i) => (i === 25 ? l.replaceAll('"model":"gpt-5"', '"model":"gpt-5-mini"') : l));
-  assert.match(src[25], /"type":"turn_context".*"model":"gpt-5-mini"/);
+  const src = fs.readFileSync(join(ROOT, 'test', 'fixtures', 'transcripts', 'codex', 'codex-0.171.0-session.jsonl'), 'utf8').split('\n').filter(Boolean);
   const hook = (store: string, event = 'Stop') => {
-    const r = baton(['hook', 'codex'], { env: { HOME: home, BATON_HOME: store }, input: JSON.stringify({ session_id: cxs, hook_event_name: event, transcript_path: file, cwd: '/home/u/proj', source: 'startup' }) });
+    const r = baton(['hook', 'codex'], { env: { HOME: home, BATON_HOME: store }, input: JSON.stringify({ session_id: CXS, hook_event_name: event, transcript_path: file, cwd: '/home/u/proj', source: 'startup', reason: 'other' }) });
     assert.equal(r.code, 0, r.stderr);
   };
-  const models = (store: string) => new Map(readJsonl(join(store, 'sessions', cxs, 'events.jsonl')).filter((e) => e.type === 'transcript.item' && e.payload.role === 'assistant').map((e) => [e.payload.item_id, e.payload.model]));
+  const items = (store: string) => readJsonl(join(store, 'sessions', CXS, 'events.jsonl')).filter((e) => e.type === 'transcript.item');
+  return { root, home, file, src, hook, items };
+}
+
+test('an item without its own model takes the one in force at its line: the same whether the file is read in one go or two, and a re-read changes nothing', () => {
+  const w = codexWorld('baton-model-');
+  // The second turn's context names another model.
+  const src = w.src.map((l, i) => (i === 25 ? l.replaceAll('"model":"gpt-5"', '"model":"gpt-5-mini"') : l));
+  assert.match(src[25], /"type":"turn_context".*"model":"gpt-5-mini"/);
+  const models = (store: string) => new Map(w.items(store).filter((e) => e.payload.role === 'assistant').map((e) => [e.payload.item_id, e.payload.model]));
   // Two reads, split before the model changes.
-  const split = join(root, 'split');
-  hook(split, 'SessionStart');
-  fs.writeFileSync(file, `${src.slice(0, 25).join('\n')}\n`);
-  hook(split);
-  fs.appendFileSync(file, `${src.slice(25).join('\n')}\n`);
-  hook(split);
+  const split = join(w.root, 'split');
+  w.hook(split, 'SessionStart');
+  fs.writeFileSync(w.file, `${src.slice(0, 25).join('\n')}\n`);
+  w.hook(split);
+  fs.appendFileSync(w.file, `${src.slice(25).join('\n')}\n`);
+  w.hook(split);
   // One read.
-  const whole = join(root, 'whole');
-  hook(whole, 'SessionStart');
-  hook(whole);
+  const whole = join(w.root, 'whole');
+  w.hook(whole, 'SessionStart');
+  w.hook(whole);
   assert.deepEqual(models(split), models(whole));
   assert.ok([...models(whole).values()].includes('gpt-5') && [...models(whole).values()].includes('gpt-5-mini'), 'both models appear');
   // A torn cursor: the file is read again from the start; nothing is taken for changed.
-  const tdir = join(split, 'sessions', cxs, 'transcripts');
+  const tdir = join(split, 'sessions', CXS, 'transcripts');
   for (const f of fs.readdirSync(tdir)) if (f.endsWith('.cursor.json')) fs.truncateSync(join(tdir, f), 100);
-  hook(split);
-  assert.equal(readJsonl(join(split, 'sessions', cxs, 'events.jsonl')).filter((e) => e.type === 'transcript.item' && e.payload.supersedes !== undefined).length, 0);
+  w.hook(split);
+  assert.equal(w.items(split).filter((e) => e.payload.supersedes !== undefined).length, 0);
 });
 
 test("Codex's last answer held for its usage line is given out at the session's end and by an import, when the rollout ends without that line", () => {
-  const root = tmpDir('baton-held-');
-  const home = join(root, 'home');
-  const cxs = '01a23430-524d-7e42-b941-98c6b1714255';
-  const file = join(home, '.codex', 'sessions', '2026', '12', '02', `rollout-2026-12-02T00-38-31-${cxs}.jsonl`);
-  fs.mkdirSync(join(file, '..'), { recursive: true });
-  const src = fs.readFileSync(join(ROOT, 'test', 'fixtures', 'transcripts', 'codex', 'codex-0.171.0-session.jsonl'), 'utf8').split('\n').filter(Boolean);
+  const w = codexWorld('baton-held-');
   // Up to the first answer, not its usage line: Codex was killed there.
-  const answer = src.findIndex((l) => l.includes('"type":"response_item"') && l.includes('Done: notes.txt'));
-  assert.ok(answer > 0 && !src[answer + 1].includes('"type":"response_item"'));
-  fs.writeFileSync(file, `${src.slice(0, answer + 1).join('\n')}\n`);
-  const store = join(root, 'store');
-  const hook = (event: string) => {
-    const r = baton(['hook', 'codex'], { env: { HOME: home, BATON_HOME: store }, input: JSON.stringify({ session_id: cxs, hook_event_name: event, transcript_path: file, cwd: '/home/u/proj', source: 'startup', reason: 'other' }) });
-    assert.equal(r.code, 0, r.stderr);
-  };
-  const answers = (s: string) => readJsonl(join(s, 'sessions', cxs, 'events.jsonl')).filter((e) => e.type === 'transcript.item' && e.payload.text.includes('Done: notes.txt'));
-  hook('SessionStart');
-  hook('Stop');
+  const answer = w.src.findIndex((l) => l.includes('"type":"response_item"') && l.includes('Done: notes.txt'));
+  assert.ok(answer > 0 && !w.src[answer + 1].includes('"type":"response_item"'));
+  fs.writeFileSync(w.file, `${w.src.slice(0, answer + 1).join('\n')}\n`);
+  const store = join(w.root, 'store');
+  const answers = (s: string) => w.items(s).filter((e) => e.payload.text.includes('Done: notes.txt'));
+  w.hook(store, 'SessionStart');
+  w.hook(store);
   assert.equal(answers(store).length, 0, 'a turn end waits for the usage line');
-  hook('SessionEnd');
+  w.hook(store, 'SessionEnd');
   assert.equal(answers(store).length, 1, 'the session end gives it out');
-  hook('SessionEnd');
+  w.hook(store, 'SessionEnd');
   assert.equal(answers(store).length, 1, 'once');
-  const imported = join(root, 'imported');
-  assert.equal(baton(['history', 'import', 'codex'], { env: { HOME: home, BATON_HOME: imported } }).code, 0);
+  const imported = join(w.root, 'imported');
+  assert.equal(baton(['history', 'import', 'codex'], { env: { HOME: w.home, BATON_HOME: imported } }).code, 0);
   assert.equal(answers(imported).length, 1, 'an import of the file gives it out');
 });
