@@ -172,4 +172,16 @@ test("Codex's last answer held for its usage line is given out at the session's 
   const imported = join(w.root, 'imported');
   assert.equal(baton(['history', 'import', 'codex'], { env: { HOME: w.home, BATON_HOME: imported } }).code, 0);
   assert.equal(answers(imported).length, 1, 'an import of the file gives it out');
+  // Its usage line half written when the session ends: the end waits for it (not read to the
+  // file's end), and the answer comes with its usage once the line is whole.
+  const late = join(w.root, 'late');
+  const next = w.src[answer + 1];
+  fs.writeFileSync(w.file, `${w.src.slice(0, answer + 1).join('\n')}\n${next.slice(0, 40)}`);
+  w.hook(late, 'SessionStart');
+  w.hook(late, 'SessionEnd');
+  assert.equal(answers(late).length, 0, 'a half-written line is no end of the file');
+  fs.appendFileSync(w.file, `${next.slice(40)}\n`);
+  w.hook(late);
+  assert.equal(answers(late).length, 1);
+  assert.ok(answers(late)[0].payload.usage, 'with its usage');
 });

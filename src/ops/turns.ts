@@ -91,5 +91,6 @@ function lastItemsWithin(t: Turn, maxBytes: number): Turn {
     kept.unshift(t.items[i]);
     bytes += size;
   }
-  return { ...t, items: [first, ...kept], itemsOmitted: t.items.length - 1 - kept.length };
+  const omitted = t.items.length - 1 - kept.length;
+  return { ...t, items: [first, ...kept], ...(omitted > 0 ? { itemsOmitted: omitted } : {}) };
 }

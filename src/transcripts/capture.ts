@@ -477,7 +477,8 @@ export function captureOnce(req: CaptureRequest): CaptureResult {
     fs.closeSync(fd);
   }
   const { chunk, cursor } = read;
-  if (req.final && !read.more && req.reader.format === 'jsonl' && req.reader.finish && !chunk.unknownVersion) {
+  // Only a run that read the file to its very end: an unterminated last line is still being written.
+  if (req.final && cursor.offset >= cursor.size && req.reader.format === 'jsonl' && req.reader.finish && !chunk.unknownVersion) {
     for (const raw of req.reader.finish(cursor.state)) chunk.items.push({ raw, line: cursor.line });
   }
   for (const s of chunk.skips) cursor.skipped[s.reason] = (cursor.skipped[s.reason] ?? 0) + 1;
