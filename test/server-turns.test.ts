@@ -11,13 +11,20 @@ import { stdioClient } from './server-helpers.ts';
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'transcripts', 'claude', 'claude-2.1.328-session.jsonl');
 const SESSION = 'f83ca806-e50c-40a0-8f40-dbce88cf6256';
 
-test('thread/read gives turns that hold their items, newest first; thread/turns/list pages back', async () => {
+/** A store whose session the real turn-end hook captured from Claude Code's real transcript; `stop()` captures again. */
+function captured() {
   const w = agentWorld();
   const dir = join(w.home, '.claude', 'projects', '-home-u-proj');
   fs.mkdirSync(dir, { recursive: true });
-  fs.copyFileSync(FIXTURE, join(dir, `${SESSION}.jsonl`));
-  const payload = { session_id: SESSION, transcript_path: join(dir, `${SESSION}.jsonl`), cwd: '/home/u/proj', hook_event_name: 'Stop' };
-  assert.equal(baton(['hook', 'claude'], { env: w.env, input: JSON.stringify(payload) }).code, 0);
+  const transcript = join(dir, `${SESSION}.jsonl`);
+  fs.copyFileSync(FIXTURE, transcript);
+  const stop = () => assert.equal(baton(['hook', 'claude'], { env: w.env, input: JSON.stringify({ session_id: SESSION, transcript_path: transcript, cwd: '/home/u/proj', hook_event_name: 'Stop' }) }).code, 0);
+  stop();
+  return { w, transcript, stop };
+}
+
+test('thread/read gives turns that hold their items, newest first; thread/turns/list pages back', async () => {
+  const { w } = captured();
   const c = await stdioClient(w.store);
   try {
     const r = await c.threadRead({ threadId: SESSION, includeTurns: { limit: 50 } });
@@ -54,14 +61,8 @@ test('thread/read gives turns that hold their items, newest first; thread/turns/
 });
 
 test('a turn whose first message the agent changed since keeps its place: paged one turn at a time, every turn and item comes once', async () => {
-  const w = agentWorld();
-  const dir = join(w.home, '.claude', 'projects', '-home-u-proj');
-  fs.mkdirSync(dir, { recursive: true });
-  const transcript = join(dir, `${SESSION}.jsonl`);
+  const { w, transcript, stop } = captured();
   const lines = fs.readFileSync(FIXTURE, 'utf8').split('\n');
-  fs.writeFileSync(transcript, lines.join('\n'));
-  const stop = () => assert.equal(baton(['hook', 'claude'], { env: w.env, input: JSON.stringify({ session_id: SESSION, transcript_path: transcript, cwd: '/home/u/proj', hook_event_name: 'Stop' }) }).code, 0);
-  stop();
   lines[2] = JSON.stringify({ ...JSON.parse(lines[2]), message: { role: 'user', content: 'Write hello into notes.txt (edited)' } });
   fs.writeFileSync(transcript, lines.join('\n'));
   stop();
@@ -87,11 +88,7 @@ test('a turn whose first message the agent changed since keeps its place: paged 
 });
 
 test('a turn alone over the page bound keeps its request and its newest items; those between are counted', async () => {
-  const w = agentWorld();
-  const dir = join(w.home, '.claude', 'projects', '-home-u-proj');
-  fs.mkdirSync(dir, { recursive: true });
-  fs.copyFileSync(FIXTURE, join(dir, `${SESSION}.jsonl`));
-  assert.equal(baton(['hook', 'claude'], { env: w.env, input: JSON.stringify({ session_id: SESSION, transcript_path: join(dir, `${SESSION}.jsonl`), cwd: '/home/u/proj', hook_event_name: 'Stop' }) }).code, 0);
+  const { w } = captured();
   const c = await stdioClient(w.store);
   try {
     const all = (await c.threadTurnsList({ threadId: SESSION, limit: 50 })).data;
